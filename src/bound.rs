@@ -1,0 +1,186 @@
+//! UTF-8-safe bounding of text: the cut primitives that the engine (tool output) and the
+//! `truncate` stage share. A cut never splits a character and never grows a string.
+
+/// How a bounded string keeps its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// The newest bytes (tool output: the end of a log is what matters).
+    #[default]
+    Tail,
+    /// The oldest bytes.
+    Head,
+    /// 70 % head and 30 % tail around a visible marker stating the bytes cut.
+    HeadTail,
+}
+
+impl std::str::FromStr for Keep {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Keep, String> {
+        match s {
+            "tail" => Ok(Keep::Tail),
+            "head" => Ok(Keep::Head),
+            "head-tail" => Ok(Keep::HeadTail),
+            _ => Err(format!("unknown keep mode {s:?} (expected tail, head or head-tail)")),
+        }
+    }
+}
+
+/// The largest index `<= i` that is a char boundary of `s`.
+pub fn floor_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    // A UTF-8 character is at most 4 bytes, so a boundary is at most 3 bytes back.
+    (i.saturating_sub(3)..=i).rev().find(|&j| s.is_char_boundary(j)).unwrap_or(0)
+}
+
+/// The smallest index `>= i` that is a char boundary of `s`.
+pub fn ceil_boundary(s: &str, i: usize) -> usize {
+    if i >= s.len() {
+        return s.len();
+    }
+    (i..=(i + 3).min(s.len())).find(|&j| s.is_char_boundary(j)).unwrap_or(s.len())
+}
+
+/// The marker a head-tail cut leaves between the two halves.
+pub fn marker(cut: usize) -> String {
+    format!("\n[… {cut} bytes truncated …]\n")
+}
+
+/// True when `s` already carries a head-tail marker, so a second pass leaves it alone.
+pub fn has_marker(s: &str) -> bool {
+    s.contains(" bytes truncated …]\n")
+}
+
+/// Bounds `s` to at most `max` bytes in place. Returns true when anything was cut.
+pub fn bound(s: &mut String, max: usize, keep: Keep) -> bool {
+    if s.len() <= max {
+        return false;
+    }
+    match keep {
+        Keep::Tail => {
+            let start = ceil_boundary(s, s.len() - max);
+            s.drain(..start);
+        }
+        Keep::Head => {
+            let end = floor_boundary(s, max);
+            s.truncate(end);
+        }
+        Keep::HeadTail => {
+            // The marker's own length is paid out of the budget, so the result stays within
+            // `max` and a second pass finds nothing to cut.
+            let probe = marker(s.len()).len();
+            if max <= probe {
+                let end = floor_boundary(s, max);
+                s.truncate(end);
+                return true;
+            }
+            let room = max - probe;
+            let head_end = floor_boundary(s, room * 7 / 10);
+            let tail_start = ceil_boundary(s, s.len() - (room - head_end));
+            let cut = tail_start - head_end;
+            let tail = s[tail_start..].to_owned();
+            s.truncate(head_end);
+            s.push_str(&marker(cut));
+            s.push_str(&tail);
+        }
+    }
+    true
+}
+
+/// Text that is appended to and replaced, holding at most about twice its bound so that
+/// memory stays bounded however long a tool streams; [`BoundedText::finish`] cuts to the
+/// bound, keeping the newest bytes.
+#[derive(Debug, Clone, Default)]
+pub struct BoundedText {
+    text: String,
+    dropped: bool,
+}
+
+impl BoundedText {
+    /// Appends a delta.
+    pub fn push(&mut self, delta: &str, max: usize) {
+        self.text.push_str(delta);
+        if self.text.len() > max.saturating_mul(2) {
+            self.dropped |= bound(&mut self.text, max, Keep::Tail);
+        }
+    }
+
+    /// Replaces the whole text with a snapshot.
+    pub fn replace(&mut self, snapshot: &str, max: usize) {
+        self.text.clear();
+        self.dropped = false;
+        self.push(snapshot, max);
+    }
+
+    /// The text so far (possibly above the bound until finished).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// True when nothing has been received.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The bounded text and whether anything was cut.
+    pub fn finish(mut self, max: usize) -> (String, bool) {
+        let cut = bound(&mut self.text, max, Keep::Tail);
+        (self.text, self.dropped || cut)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tail_cut_never_splits_a_four_byte_char() {
+        // "🎉" is 4 bytes; a cut at 5 bytes from the end lands inside it.
+        let mut s = String::from("ab🎉cd");
+        assert!(bound(&mut s, 5, Keep::Tail));
+        assert_eq!(s, "cd");
+        let mut s = String::from("ab🎉cd");
+        assert!(bound(&mut s, 6, Keep::Tail));
+        assert_eq!(s, "🎉cd");
+    }
+
+    #[test]
+    fn head_cut_never_splits_a_four_byte_char() {
+        let mut s = String::from("ab🎉cd");
+        assert!(bound(&mut s, 4, Keep::Head));
+        assert_eq!(s, "ab");
+    }
+
+    #[test]
+    fn under_budget_is_unchanged() {
+        let mut s = String::from("héllo");
+        assert!(!bound(&mut s, 6, Keep::HeadTail));
+        assert_eq!(s, "héllo");
+    }
+
+    #[test]
+    fn head_tail_states_the_cut_and_stays_within_budget() {
+        let mut s = "x".repeat(1000) + &"y".repeat(1000);
+        assert!(bound(&mut s, 200, Keep::HeadTail));
+        assert!(s.len() <= 200, "{} bytes", s.len());
+        assert!(s.starts_with('x') && s.ends_with('y'));
+        let cut: usize = s.split("[… ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+        assert_eq!(s.len() - marker(cut).len() + cut, 2000);
+        let again = s.clone();
+        assert!(!bound(&mut s, 200, Keep::HeadTail));
+        assert_eq!(s, again);
+    }
+
+    #[test]
+    fn bounded_text_keeps_the_newest_bytes() {
+        let mut b = BoundedText::default();
+        for i in 0..1000 {
+            b.push(&format!("{i:04}🎉\n"), 64);
+        }
+        let (text, cut) = b.finish(64);
+        assert!(cut);
+        assert!(text.len() <= 64);
+        assert!(text.ends_with("0999🎉\n"));
+    }
+}

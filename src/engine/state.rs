@@ -1,0 +1,113 @@
+//! Per-session bookkeeping of the engine: open turns, tools and approvals, and the
+//! counters the summary reports.
+
+use std::collections::{HashMap, HashSet};
+
+use super::clock::Millis;
+use super::shell::ShellAccumulator;
+use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage};
+
+#[derive(Debug)]
+pub(super) struct SessionState {
+    pub id: String,
+    pub provider: Option<String>,
+    pub seq: u64,
+    pub turn: u64,
+    pub turns: u64,
+    pub turn_open: bool,
+    pub turn_start: Option<Millis>,
+    pub turn_duration: Option<u64>,
+    pub duration_ms: Option<u64>,
+    pub tools: HashMap<String, ToolState>,
+    /// Open tool ids in the order they started, so synthesized terminals are deterministic.
+    pub tool_order: Vec<String>,
+    /// Ended tool ids: a late update for one of them is absorbed, never a second terminal.
+    pub closed_tools: HashSet<String>,
+    pub approvals: HashMap<String, ApprovalState>,
+    pub counts: ToolCounts,
+    pub usage: Usage,
+    pub outcome: Option<Outcome>,
+    pub error: Option<ErrorInfo>,
+}
+
+impl SessionState {
+    pub fn new(id: String, provider: Option<String>) -> SessionState {
+        SessionState {
+            id,
+            provider,
+            seq: 0,
+            turn: 0,
+            turns: 0,
+            turn_open: false,
+            turn_start: None,
+            turn_duration: None,
+            duration_ms: None,
+            tools: HashMap::new(),
+            tool_order: Vec::new(),
+            closed_tools: HashSet::new(),
+            approvals: HashMap::new(),
+            counts: ToolCounts::default(),
+            usage: Usage::default(),
+            outcome: None,
+            error: None,
+        }
+    }
+
+    pub fn figures(&self) -> SessionFigures {
+        let failed = self.outcome.filter(|o| *o != Outcome::Completed);
+        SessionFigures {
+            session_id: self.id.clone(),
+            provider: self.provider.clone(),
+            ok: failed.is_none(),
+            status: failed.unwrap_or(Outcome::Completed).as_str().to_owned(),
+            error: failed.and(self.error.clone()),
+            turns: self.turns,
+            tools: self.counts,
+            usage: self.usage,
+            duration_ms: self.duration_ms,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct ToolState {
+    pub name: String,
+    pub kind: ToolKind,
+    pub command: Option<String>,
+    pub parent_id: Option<String>,
+    pub started_at: Millis,
+    pub shell: ShellAccumulator,
+    /// Its approval was rejected: a failed or cancelled end is a denial.
+    pub rejected: bool,
+}
+
+impl ToolState {
+    pub fn new(s: &ToolStarted, parent_id: Option<String>, started_at: Millis) -> ToolState {
+        ToolState {
+            name: s.name.clone(),
+            kind: s.kind,
+            command: s.command.clone(),
+            parent_id,
+            started_at,
+            shell: ShellAccumulator::default(),
+            rejected: false,
+        }
+    }
+
+    /// A second announcement fills in what the first one lacked.
+    pub fn refine(&mut self, s: &ToolStarted) {
+        if self.command.is_none() {
+            self.command.clone_from(&s.command);
+        }
+        if self.name == "unknown" || self.name.is_empty() {
+            self.name.clone_from(&s.name);
+            self.kind = s.kind;
+        }
+    }
+}
+
+#[derive(Debug)]
+pub(super) struct ApprovalState {
+    pub tool_call_id: Option<String>,
+    pub settled: bool,
+}

@@ -1,0 +1,128 @@
+//! Engine unit tests: ids, provenance, lifecycle rules and the summary.
+
+use super::*;
+
+fn engine() -> Engine {
+    Engine::new(Clock::Fixed(1_767_225_600_000), 1024)
+}
+
+fn shell(id: &str, cmd: &str) -> ToolStarted {
+    ToolStarted {
+        tool_call_id: id.into(),
+        name: "Bash".into(),
+        qualified: "Bash".into(),
+        kind: ToolKind::Shell,
+        target: None,
+        input: None,
+        command: Some(cmd.into()),
+        cwd: None,
+    }
+}
+
+fn types(events: &[Event]) -> Vec<String> {
+    events.iter().map(|e| e.type_name().to_owned()).collect()
+}
+
+#[test]
+fn ids_are_session_turn_seq_and_lines_without_events_wait_for_the_next_event() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.session_started(Some("abc"), SessionStarted { provider: "x".into(), ..Default::default() });
+    e.end_line();
+    e.begin_line(2, false);
+    e.end_line();
+    e.begin_line(3, true);
+    e.end_line();
+    e.begin_line(4, false);
+    e.turn_started(Some("hi".into()));
+    e.end_line();
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(evs[0].event_id, "abc:0:1");
+    assert_eq!(evs[1].event_id, "abc:1:2");
+    assert_eq!(evs[0].raw_ref, RawRef { line: 1, end_line: None });
+    assert_eq!(evs[1].raw_ref, RawRef { line: 2, end_line: Some(4) });
+}
+
+#[test]
+fn a_second_terminal_for_a_tool_is_absorbed() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.tool_started(shell("t1", "ls"), ToolContext::default());
+    e.tool_started(shell("t1", "ls"), ToolContext::default());
+    e.tool_ended("t1", ToolStatus::Completed, None);
+    e.tool_ended("t1", ToolStatus::Failed, None);
+    e.tool_output("t1", Stream::Combined, Update::Delta, "late");
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["turn.started", "tool.started", "tool.completed"]);
+}
+
+#[test]
+fn a_known_nonzero_exit_fails_a_completed_tool() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.tool_started(shell("t1", "make"), ToolContext::default());
+    e.tool_exit("t1", ExitSource::Structured, 2);
+    e.tool_ended("t1", ToolStatus::Completed, None);
+    let last = e.drain().last().unwrap();
+    assert_eq!(last.type_name(), "tool.failed");
+    let Body::ToolEnded(t) = last.body else { panic!() };
+    assert_eq!(t.output.unwrap().exit_code, Some(2));
+}
+
+#[test]
+fn end_of_input_synthesizes_interrupted_terminals_and_a_failed_summary() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.session_started(None, SessionStarted { provider: "x".into(), ..Default::default() });
+    e.turn_started(None);
+    e.tool_started(shell("t1", "sleep 9"), ToolContext::default());
+    e.approval_requested("a1", Some("t1"), None);
+    e.end_line();
+    let summary = e.finish(BTreeMap::new());
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["session.started", "turn.started", "tool.started", "approval.requested", "approval.settled", "tool.interrupted", "turn.interrupted"]);
+    assert!(evs[4..].iter().all(|e| e.source == Source::Normalizer));
+    let Body::Summary(s) = &summary.body else { panic!() };
+    assert!(!s.ok);
+    assert_eq!(s.error.as_ref().unwrap().category, ErrorCategory::Interrupted);
+    assert_eq!(summary.status, Some(Status::Interrupted));
+    assert_eq!(s.figures.tools.interrupted, 1);
+}
+
+#[test]
+fn empty_input_is_an_input_error() {
+    let mut e = engine();
+    let summary = e.finish(BTreeMap::new());
+    let Body::Summary(s) = &summary.body else { panic!() };
+    assert_eq!(s.error.as_ref().unwrap().category, ErrorCategory::InputError);
+    assert_eq!(summary.event_id, "s1:0:1");
+}
+
+#[test]
+fn a_rejected_approval_makes_the_failed_tool_denied() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.tool_started(shell("t1", "rm -rf /"), ToolContext::default());
+    e.approval_requested("a1", Some("t1"), Some("run rm?".into()));
+    e.approval_settled("a1", Decision::RejectOnce);
+    e.approval_settled("a1", Decision::AllowOnce);
+    e.tool_ended("t1", ToolStatus::Failed, None);
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["tool.started", "approval.requested", "approval.settled", "tool.denied"]);
+}
+
+#[test]
+fn usage_totals_replace_and_increments_add() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    let u = Usage { input_tokens: Some(10), ..Default::default() };
+    e.usage(u, UsageScope::Increment);
+    e.usage(u, UsageScope::Increment);
+    e.usage(Usage { input_tokens: Some(15), output_tokens: Some(3), ..Default::default() }, UsageScope::Total);
+    let summary = e.finish(BTreeMap::new());
+    let Body::Summary(s) = &summary.body else { panic!() };
+    assert_eq!(s.figures.usage.input_tokens, Some(15));
+    assert_eq!(s.figures.usage.output_tokens, Some(3));
+    assert_eq!(s.figures.usage.cache_read, None);
+}

@@ -1,0 +1,235 @@
+//! The JSON form of [`Event`]: the envelope's fields, `type`, `payload`, and for a summary
+//! the top-level `ok`/`status`/`error`/`prompt`. Written by hand so that unknown types and
+//! unknown top-level fields survive a read and a write unchanged.
+
+use std::fmt;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use super::*;
+
+impl Serialize for Event {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("schema", SCHEMA)?;
+        m.serialize_entry("eventId", &self.event_id)?;
+        m.serialize_entry("type", self.type_name())?;
+        m.serialize_entry("timestamp", &self.timestamp)?;
+        m.serialize_entry("sessionId", &self.session_id)?;
+        m.serialize_entry("turnId", &self.turn_id)?;
+        if let Some(c) = &self.correlation_id {
+            m.serialize_entry("correlationId", c)?;
+        }
+        if let Some(p) = &self.parent_id {
+            m.serialize_entry("parentId", p)?;
+        }
+        m.serialize_entry("source", &self.source)?;
+        m.serialize_entry("severity", &self.severity)?;
+        if let Some(st) = &self.status {
+            m.serialize_entry("status", st)?;
+        }
+        m.serialize_entry("visibility", &VisibilityNames(self.visibility))?;
+        m.serialize_entry("rawRef", &self.raw_ref)?;
+        match &self.body {
+            Body::SessionStarted(p) => m.serialize_entry("payload", p)?,
+            Body::TurnStarted(p) => m.serialize_entry("payload", p)?,
+            Body::Text(p) => m.serialize_entry("payload", p)?,
+            Body::Reasoning(p) => m.serialize_entry("payload", p)?,
+            Body::ToolStarted(p) => m.serialize_entry("payload", p)?,
+            Body::ToolOutput(p) => m.serialize_entry("payload", p)?,
+            Body::ToolEnded(p) => m.serialize_entry("payload", p)?,
+            Body::ApprovalRequested(p) | Body::ApprovalSettled(p) => m.serialize_entry("payload", p)?,
+            Body::Plan(p) => m.serialize_entry("payload", p)?,
+            Body::FileChanged(p) => m.serialize_entry("payload", p)?,
+            Body::Usage(p) => m.serialize_entry("payload", p)?,
+            Body::ContextCompacted(p) => m.serialize_entry("payload", p)?,
+            Body::Warning(p) => m.serialize_entry("payload", p)?,
+            Body::Raw(p) => m.serialize_entry("payload", p)?,
+            Body::TurnEnded(p) => m.serialize_entry("payload", p)?,
+            Body::Summary(sum) => {
+                m.serialize_entry("ok", &sum.ok)?;
+                if let Some(e) = &sum.error {
+                    m.serialize_entry("error", e)?;
+                }
+                if let Some(p) = &sum.prompt {
+                    m.serialize_entry("prompt", p)?;
+                }
+                m.serialize_entry("payload", &sum.figures)?;
+            }
+            Body::Other(o) => {
+                m.serialize_entry("payload", &o.payload)?;
+                for (k, v) in &o.extra {
+                    m.serialize_entry(k, v)?;
+                }
+            }
+        }
+        m.end()
+    }
+}
+
+struct VisibilityNames(Visibility);
+
+impl Serialize for VisibilityNames {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.names())
+    }
+}
+
+impl<'de> Deserialize<'de> for Visibility {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let names = Vec::<std::borrow::Cow<'de, str>>::deserialize(d)?;
+        // Unknown projection names are ignored, as consumers ignore what they do not know.
+        Ok(names.iter().filter_map(|n| Visibility::from_name(n)).fold(Visibility::default(), Visibility::union))
+    }
+}
+
+impl Serialize for Visibility {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        VisibilityNames(*self).serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(EventVisitor)
+    }
+}
+
+struct EventVisitor;
+
+#[derive(Default)]
+struct Fields<'de> {
+    event_id: Option<String>,
+    type_name: Option<std::borrow::Cow<'de, str>>,
+    timestamp: Option<String>,
+    session_id: Option<String>,
+    turn_id: Option<u64>,
+    correlation_id: Option<String>,
+    parent_id: Option<String>,
+    source: Option<Source>,
+    severity: Option<Severity>,
+    status: Option<Status>,
+    visibility: Option<Visibility>,
+    raw_ref: Option<RawRef>,
+    payload: Option<&'de RawValue>,
+    ok: Option<bool>,
+    error: Option<ErrorInfo>,
+    prompt: Option<String>,
+    extra: Map<String, Value>,
+}
+
+impl<'de> Visitor<'de> for EventVisitor {
+    type Value = Event;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a minicode.output.v1 event object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
+        let mut x = Fields::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "schema" => {
+                    let s = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    if s != SCHEMA {
+                        return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
+                    }
+                }
+                "eventId" => x.event_id = Some(map.next_value()?),
+                "type" => x.type_name = Some(map.next_value()?),
+                "timestamp" => x.timestamp = Some(map.next_value()?),
+                "sessionId" => x.session_id = Some(map.next_value()?),
+                "turnId" => x.turn_id = Some(map.next_value()?),
+                "correlationId" => x.correlation_id = map.next_value()?,
+                "parentId" => x.parent_id = map.next_value()?,
+                "source" => x.source = Some(map.next_value()?),
+                "severity" => x.severity = Some(map.next_value()?),
+                "status" => x.status = map.next_value()?,
+                "visibility" => x.visibility = Some(map.next_value()?),
+                "rawRef" => x.raw_ref = Some(map.next_value()?),
+                "payload" => x.payload = Some(map.next_value()?),
+                "ok" => x.ok = Some(map.next_value()?),
+                "error" => x.error = map.next_value()?,
+                "prompt" => x.prompt = map.next_value()?,
+                other => {
+                    let v: Value = map.next_value()?;
+                    x.extra.insert(other.to_owned(), v);
+                }
+            }
+        }
+        let type_name = x.type_name.ok_or_else(|| de::Error::missing_field("type"))?;
+        let body = body_from(&type_name, x.payload, x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?;
+        Ok(Event {
+            event_id: x.event_id.ok_or_else(|| de::Error::missing_field("eventId"))?,
+            timestamp: x.timestamp.unwrap_or_default(),
+            session_id: x.session_id.ok_or_else(|| de::Error::missing_field("sessionId"))?,
+            turn_id: x.turn_id.unwrap_or(0),
+            correlation_id: x.correlation_id,
+            parent_id: x.parent_id,
+            source: x.source.unwrap_or(Source::Agent),
+            severity: x.severity.unwrap_or(Severity::Info),
+            status: x.status,
+            visibility: x.visibility.unwrap_or(Visibility::ALL),
+            raw_ref: x.raw_ref.unwrap_or_default(),
+            body,
+        })
+    }
+}
+
+fn payload<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>) -> Result<T, serde_json::Error> {
+    match raw {
+        Some(r) => serde_json::from_str(r.get()),
+        None => serde_json::from_str("{}"),
+    }
+}
+
+fn body_from<'de>(
+    type_name: &str,
+    raw: Option<&'de RawValue>,
+    ok: Option<bool>,
+    error: Option<ErrorInfo>,
+    prompt: Option<String>,
+    extra: Map<String, Value>,
+) -> Result<Body, serde_json::Error> {
+    if let Some(suffix) = type_name.strip_prefix("tool.") {
+        if let Some(outcome) = Outcome::from_suffix(suffix) {
+            let mut t: ToolEnded = payload(raw)?;
+            t.outcome = outcome;
+            return Ok(Body::ToolEnded(t));
+        }
+    }
+    if let Some(suffix) = type_name.strip_prefix("turn.") {
+        if let Some(outcome) = Outcome::from_suffix(suffix) {
+            let mut t: TurnEnded = payload(raw)?;
+            t.outcome = outcome;
+            return Ok(Body::TurnEnded(t));
+        }
+    }
+    Ok(match type_name {
+        "session.started" => Body::SessionStarted(payload(raw)?),
+        "turn.started" => Body::TurnStarted(payload(raw)?),
+        "text" => Body::Text(payload(raw)?),
+        "reasoning" => Body::Reasoning(payload(raw)?),
+        "tool.started" => Body::ToolStarted(payload(raw)?),
+        "tool.output" => Body::ToolOutput(payload(raw)?),
+        "approval.requested" => Body::ApprovalRequested(payload(raw)?),
+        "approval.settled" => Body::ApprovalSettled(payload(raw)?),
+        "plan" => Body::Plan(payload(raw)?),
+        "file.changed" => Body::FileChanged(payload(raw)?),
+        "usage" => Body::Usage(payload(raw)?),
+        "context.compacted" => Body::ContextCompacted(payload(raw)?),
+        "warning" => Body::Warning(payload(raw)?),
+        "raw" => Body::Raw(payload(raw)?),
+        "summary" => Body::Summary(Box::new(Summary {
+            ok: ok.unwrap_or(false),
+            error,
+            prompt,
+            figures: payload(raw)?,
+        })),
+        _ => Body::Other(Other { type_name: type_name.to_owned(), payload: payload(raw)?, extra }),
+    })
+}

@@ -1,0 +1,165 @@
+//! The `summary` record (CONTRACT §6): the last line of every normalized stream.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{ErrorInfo, Outcome, TextField, Usage};
+
+/// The summary body: `ok`, `error` and `prompt` sit at the event's top level, the figures
+/// in its payload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    /// True when every turn of every session completed.
+    pub ok: bool,
+    /// Why the run is not ok.
+    pub error: Option<ErrorInfo>,
+    /// The first prompt, scrubbed.
+    pub prompt: Option<String>,
+    /// The figures.
+    pub figures: SummaryFigures,
+}
+
+impl Summary {
+    pub(super) fn for_each_text_mut(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
+        if let Some(e) = &mut self.error {
+            f(TextField::Other, &mut e.message);
+            if let Some(a) = &mut e.action {
+                f(TextField::Other, a);
+            }
+        }
+        if let Some(p) = &mut self.prompt {
+            f(TextField::Text, p);
+        }
+    }
+}
+
+/// The summary's payload.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryFigures {
+    /// Turns started, over all sessions.
+    pub turns: u64,
+    /// Tool calls by outcome.
+    pub tools: ToolCounts,
+    /// Provider token usage, counted once; absent when unknown.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: UsageTotals,
+    /// Wall time of the run, when the provider or the timestamps say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// How healthy the input was.
+    pub input: InputHealth,
+    /// One entry per session, when the input holds more than one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<SessionFigures>,
+}
+
+/// Token totals use the same fields as a `usage` event.
+pub type UsageTotals = Usage;
+
+/// Tool calls counted by outcome.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ToolCounts {
+    /// All tool calls.
+    pub total: u64,
+    /// Completed.
+    pub completed: u64,
+    /// Failed.
+    pub failed: u64,
+    /// Denied.
+    pub denied: u64,
+    /// Cancelled.
+    pub cancelled: u64,
+    /// Timed out.
+    pub timeout: u64,
+    /// Cut off by the end of input.
+    pub interrupted: u64,
+}
+
+impl ToolCounts {
+    /// Counts one tool call that ended with `outcome`.
+    pub fn add(&mut self, outcome: Outcome) {
+        self.total += 1;
+        *self.slot(outcome) += 1;
+    }
+
+    /// The count for one outcome.
+    pub fn get(&self, outcome: Outcome) -> u64 {
+        match outcome {
+            Outcome::Completed => self.completed,
+            Outcome::Failed => self.failed,
+            Outcome::Denied => self.denied,
+            Outcome::Cancelled => self.cancelled,
+            Outcome::Timeout => self.timeout,
+            Outcome::Interrupted => self.interrupted,
+        }
+    }
+
+    fn slot(&mut self, outcome: Outcome) -> &mut u64 {
+        match outcome {
+            Outcome::Completed => &mut self.completed,
+            Outcome::Failed => &mut self.failed,
+            Outcome::Denied => &mut self.denied,
+            Outcome::Cancelled => &mut self.cancelled,
+            Outcome::Timeout => &mut self.timeout,
+            Outcome::Interrupted => &mut self.interrupted,
+        }
+    }
+
+    /// Adds another set of counts.
+    pub fn merge(&mut self, other: &ToolCounts) {
+        self.total += other.total;
+        for o in Outcome::ALL {
+            *self.slot(o) += other.get(o);
+        }
+    }
+}
+
+/// Input health: what was read and how much of it was understood.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputHealth {
+    /// Input lines read.
+    pub lines: u64,
+    /// Events written, the summary included.
+    pub events: u64,
+    /// Lines kept as `raw` events.
+    pub raw: u64,
+    /// Lines of an unknown event type.
+    pub unknown_types: u64,
+    /// Lines longer than the line limit.
+    #[serde(default)]
+    pub oversized: u64,
+    /// Secrets redacted, by kind.
+    #[serde(default)]
+    pub redactions: BTreeMap<String, u64>,
+}
+
+/// One session's figures, in a summary that covers several.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionFigures {
+    /// The session.
+    pub session_id: String,
+    /// The provider, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// True when every turn completed.
+    pub ok: bool,
+    /// The session's final status.
+    pub status: String,
+    /// Why it is not ok.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorInfo>,
+    /// Turns started.
+    pub turns: u64,
+    /// Tool calls by outcome.
+    pub tools: ToolCounts,
+    /// Token usage.
+    #[serde(default, skip_serializing_if = "Usage::is_empty")]
+    pub usage: UsageTotals,
+    /// Wall time, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+}

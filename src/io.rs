@@ -1,0 +1,369 @@
+//! Line input and line output shared by every binary: stdin-or-files, `memchr` line
+//! splitting with a line-length limit, lossy UTF-8 (and UTF-16 with a BOM) decoding, and an
+//! output buffer that only ever writes whole lines and flushes before input would block.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// The default `--max-line-bytes`: 64 MiB.
+pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
+
+const CHUNK: usize = 64 * 1024;
+/// How much of an oversized line is kept as a sample.
+const SAMPLE: usize = 4096;
+
+/// One input line, without its line terminator.
+#[derive(Debug)]
+pub enum Line<'a> {
+    /// A line within the limit, decoded (lossily when it was not UTF-8).
+    Text(Cow<'a, str>),
+    /// A line over the limit: its length and its first bytes, decoded.
+    Oversized {
+        /// Total length in bytes.
+        bytes: u64,
+        /// The first few KiB.
+        sample: String,
+    },
+}
+
+/// Splits a byte stream into lines with `memchr`, holding at most one line plus a chunk.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    eof: bool,
+    first: bool,
+    max_line: usize,
+}
+
+impl<R: Read> LineReader<R> {
+    /// A reader that turns lines longer than `max_line` bytes into [`Line::Oversized`].
+    pub fn new(inner: R, max_line: usize) -> LineReader<R> {
+        LineReader { inner, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, first: true, max_line: max_line.max(1) }
+    }
+
+    /// True when a whole line is already buffered, so the next call will not read.
+    pub fn has_buffered_line(&self) -> bool {
+        memchr::memchr(b'\n', &self.buf[self.start..self.end]).is_some()
+    }
+
+    fn fill(&mut self) -> io::Result<usize> {
+        if self.start > 0 && self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+        if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else {
+                let len = (self.buf.len() * 2).min(self.max_line + CHUNK + 1).max(self.buf.len() + CHUNK);
+                self.buf.resize(len, 0);
+            }
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(0);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The next line, or `None` at end of input. A final line without a newline counts.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        let mut scanned = 0;
+        loop {
+            let window = &self.buf[self.start + scanned..self.end];
+            if let Some(i) = memchr::memchr(b'\n', window) {
+                let line_end = self.start + scanned + i;
+                let begin = self.start;
+                self.start = line_end + 1;
+                if line_end - begin > self.max_line {
+                    return Ok(Some(self.oversized_from(begin, line_end, (line_end - begin) as u64)));
+                }
+                return Ok(Some(self.text(begin, line_end)));
+            }
+            scanned = self.end - self.start;
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let (begin, end) = (self.start, self.end);
+                self.start = self.end;
+                return Ok(Some(self.text(begin, end)));
+            }
+            if scanned > self.max_line {
+                return self.skip_oversized().map(Some);
+            }
+            self.fill()?;
+        }
+    }
+
+    fn text(&mut self, begin: usize, mut end: usize) -> Line<'_> {
+        if end > begin && self.buf[end - 1] == b'\r' {
+            end -= 1;
+        }
+        let mut begin = begin;
+        if std::mem::take(&mut self.first) && self.buf[begin..end].starts_with(b"\xef\xbb\xbf") {
+            begin += 3;
+        }
+        Line::Text(String::from_utf8_lossy(&self.buf[begin..end]))
+    }
+
+    fn oversized_from(&mut self, begin: usize, end: usize, bytes: u64) -> Line<'_> {
+        self.first = false;
+        let cut = (begin + SAMPLE).min(end);
+        Line::Oversized { bytes, sample: String::from_utf8_lossy(&self.buf[begin..cut]).into_owned() }
+    }
+
+    /// Consumes the rest of a line already longer than the limit, keeping only a sample.
+    fn skip_oversized(&mut self) -> io::Result<Line<'static>> {
+        self.first = false;
+        let sample = String::from_utf8_lossy(&self.buf[self.start..(self.start + SAMPLE).min(self.end)]).into_owned();
+        let mut bytes = (self.end - self.start) as u64;
+        self.start = 0;
+        self.end = 0;
+        self.buf.truncate(CHUNK);
+        self.buf.shrink_to_fit();
+        loop {
+            if self.fill()? == 0 {
+                return Ok(Line::Oversized { bytes, sample });
+            }
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[..self.end]) {
+                bytes += i as u64;
+                self.start = i + 1;
+                return Ok(Line::Oversized { bytes, sample });
+            }
+            bytes += self.end as u64;
+            self.end = 0;
+        }
+    }
+}
+
+/// Decodes UTF-16 (detected by its byte-order mark) to UTF-8 as it is read.
+struct Utf16Reader<R> {
+    inner: R,
+    decoder: encoding_rs::Decoder,
+    pending: Vec<u8>,
+    out: Vec<u8>,
+    out_pos: usize,
+    eof: bool,
+}
+
+impl<R: Read> Read for Utf16Reader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.out_pos == self.out.len() {
+            if self.eof {
+                return Ok(0);
+            }
+            let mut raw = [0u8; CHUNK];
+            let n = self.inner.read(&mut raw)?;
+            self.eof = n == 0;
+            self.pending.extend_from_slice(&raw[..n]);
+            self.out.clear();
+            self.out_pos = 0;
+            let cap = self.decoder.max_utf8_buffer_length(self.pending.len()).unwrap_or(self.pending.len() * 3 + 16);
+            self.out.resize(cap, 0);
+            let (_, read, written, _) = self.decoder.decode_to_utf8(&self.pending, &mut self.out, self.eof);
+            self.pending.drain(..read);
+            self.out.truncate(written);
+        }
+        let n = buf.len().min(self.out.len() - self.out_pos);
+        buf[..n].copy_from_slice(&self.out[self.out_pos..self.out_pos + n]);
+        self.out_pos += n;
+        Ok(n)
+    }
+}
+
+/// Wraps a reader so that UTF-16 input (with a BOM) arrives as UTF-8; anything else passes
+/// through untouched.
+pub fn decoding<R: Read + 'static>(mut inner: R) -> io::Result<Box<dyn Read>> {
+    let mut head = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match inner.read(&mut head[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let encoding = match &head[..got] {
+        [0xff, 0xfe] => Some(encoding_rs::UTF_16LE),
+        [0xfe, 0xff] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    };
+    let prefix = io::Cursor::new(head[..got].to_vec());
+    Ok(match encoding {
+        Some(enc) => Box::new(Utf16Reader {
+            inner: prefix.chain(inner),
+            decoder: enc.new_decoder_with_bom_removal(),
+            pending: Vec::new(),
+            out: Vec::new(),
+            out_pos: 0,
+            eof: false,
+        }),
+        None => Box::new(prefix.chain(inner)),
+    })
+}
+
+/// Where input comes from: stdin (`-` or no operands) or files, in order.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Standard input.
+    Stdin,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Source {
+    /// The operands as sources; none means stdin.
+    pub fn from_operands(paths: &[PathBuf]) -> Vec<Source> {
+        if paths.is_empty() {
+            return vec![Source::Stdin];
+        }
+        paths.iter().map(|p| if p == Path::new("-") { Source::Stdin } else { Source::File(p.clone()) }).collect()
+    }
+
+    /// Opens the source, decoding UTF-16 when it starts with a BOM.
+    pub fn open(&self) -> io::Result<Box<dyn Read>> {
+        match self {
+            Source::Stdin => decoding(io::stdin()),
+            Source::File(p) => decoding(File::open(p)?),
+        }
+    }
+
+    /// A name for messages.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Stdin => "<stdin>".into(),
+            Source::File(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// Output that is written in whole lines only, so a reader never sees half a JSON line.
+pub struct LineWriter<W: Write> {
+    inner: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> LineWriter<W> {
+    /// A writer over `inner`.
+    pub fn new(inner: W) -> LineWriter<W> {
+        LineWriter { inner, buf: Vec::with_capacity(CHUNK * 2) }
+    }
+
+    /// The buffer to append one line to; call [`LineWriter::end_line`] after it.
+    pub fn line_buf(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
+    /// Ends the line being written, writing out complete lines when the buffer is large.
+    pub fn end_line(&mut self) -> io::Result<()> {
+        self.buf.push(b'\n');
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes one serialisable value as a JSON line.
+    pub fn write_json<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        serde_json::to_writer(&mut self.buf, value).map_err(io::Error::other)?;
+        self.end_line()
+    }
+
+    /// Writes a whole line of text.
+    pub fn write_line(&mut self, line: &str) -> io::Result<()> {
+        self.buf.extend_from_slice(line.as_bytes());
+        self.end_line()
+    }
+
+    /// Writes out everything buffered.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.inner.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        self.inner.flush()
+    }
+}
+
+/// True when the error means the reader of our output went away (`| head`).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8], max: usize) -> Vec<String> {
+        let mut r = LineReader::new(input, max);
+        let mut out = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            out.push(match l {
+                Line::Text(t) => t.into_owned(),
+                Line::Oversized { bytes, .. } => format!("<{bytes}>"),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn splits_crlf_bom_and_a_final_line_without_newline() {
+        assert_eq!(lines(b"\xef\xbb\xbfa\r\nb\n\nc", 100), ["a", "b", "", "c"]);
+    }
+
+    #[test]
+    fn invalid_utf8_is_decoded_lossily() {
+        assert_eq!(lines(b"caf\xe9\n", 100), ["caf\u{fffd}"]);
+    }
+
+    #[test]
+    fn long_lines_become_oversized_and_reading_goes_on() {
+        let mut input = vec![b'x'; 300_000];
+        input.extend_from_slice(b"\nnext\n");
+        assert_eq!(lines(&input, 1000), ["<300000>", "next"]);
+        let mut input = b"short\n".to_vec();
+        input.extend(std::iter::repeat_n(b'y', 2000));
+        input.extend_from_slice(b"\nlast");
+        assert_eq!(lines(&input, 1000), ["short", "<2000>", "last"]);
+    }
+
+    #[test]
+    fn lines_across_chunk_boundaries_are_whole() {
+        let input: Vec<u8> = (0..50_000).flat_map(|i| format!("line {i}\n").into_bytes()).collect();
+        let got = lines(&input, DEFAULT_MAX_LINE);
+        assert_eq!(got.len(), 50_000);
+        assert_eq!(got[49_999], "line 49999");
+    }
+
+    #[test]
+    fn utf16_with_bom_is_decoded() {
+        let mut bytes = vec![0xff, 0xfe];
+        for u in "héllo\nwörld\n".encode_utf16() {
+            bytes.extend_from_slice(&u.to_le_bytes());
+        }
+        let r = decoding(io::Cursor::new(bytes)).unwrap();
+        let mut lr = LineReader::new(r, 100);
+        let mut got = Vec::new();
+        while let Some(Line::Text(t)) = lr.next_line().unwrap() {
+            got.push(t.into_owned());
+        }
+        assert_eq!(got, ["héllo", "wörld"]);
+    }
+}

@@ -1,0 +1,328 @@
+//! Codex `exec --json`: `thread.*`, `turn.*` and `item.*` events. Items carry their own
+//! lifecycle (`item.started` → `item.updated` → `item.completed`); commands report
+//! `exit_code` and a cumulative `aggregated_output`.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{LineError, Parse};
+use crate::engine::{provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
+use crate::event::{FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage};
+
+/// The Codex parser.
+#[derive(Debug, Default)]
+pub struct Codex;
+
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Wire<'a> {
+    #[serde(rename = "thread.started")]
+    ThreadStarted { #[serde(borrow)] thread_id: Option<Cow<'a, str>> },
+    #[serde(rename = "turn.started")]
+    TurnStarted {},
+    #[serde(rename = "turn.completed")]
+    TurnCompleted { usage: Option<WireUsage> },
+    #[serde(rename = "turn.failed")]
+    TurnFailed { error: Option<WireError> },
+    #[serde(rename = "item.started")]
+    ItemStarted { item: Item },
+    #[serde(rename = "item.updated")]
+    ItemUpdated { item: Item },
+    #[serde(rename = "item.completed")]
+    ItemCompleted { item: Item },
+    #[serde(rename = "error")]
+    Error { message: String },
+}
+
+#[derive(Deserialize)]
+struct WireUsage {
+    input_tokens: Option<u64>,
+    cached_input_tokens: Option<u64>,
+    cache_write_input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    message: String,
+}
+
+#[derive(Deserialize)]
+struct Item {
+    id: String,
+    #[serde(flatten)]
+    kind: ItemKind,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ItemKind {
+    AgentMessage { text: String },
+    Reasoning { text: String },
+    CommandExecution {
+        command: String,
+        #[serde(default)]
+        aggregated_output: String,
+        exit_code: Option<i64>,
+        status: Option<String>,
+    },
+    FileChange { changes: Vec<Change>, status: Option<String> },
+    McpToolCall {
+        server: String,
+        tool: String,
+        arguments: Option<Value>,
+        result: Option<Value>,
+        error: Option<Value>,
+        status: Option<String>,
+    },
+    WebSearch { query: String },
+    TodoList { items: Vec<Todo> },
+    Error { message: String },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct Change {
+    path: String,
+    kind: String,
+}
+
+#[derive(Deserialize)]
+struct Todo {
+    text: String,
+    completed: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Phase {
+    Started,
+    Updated,
+    Completed,
+}
+
+impl Parse for Codex {
+    fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        let wire: Wire = serde_json::from_str(line).map_err(|e| unknown_or(line, e))?;
+        match wire {
+            Wire::ThreadStarted { thread_id } => {
+                engine.session_started(thread_id.as_deref(), SessionStarted { provider: "codex".into(), ..Default::default() })
+            }
+            Wire::TurnStarted {} => engine.turn_started(None),
+            Wire::TurnCompleted { usage } => {
+                if let Some(u) = usage {
+                    let usage = Usage {
+                        input_tokens: u.input_tokens,
+                        output_tokens: u.output_tokens,
+                        cache_read: u.cached_input_tokens,
+                        cache_write: u.cache_write_input_tokens,
+                        cost_usd: None,
+                    };
+                    engine.usage(usage, UsageScope::Increment);
+                }
+                engine.turn_ended(Outcome::Completed, None, None);
+            }
+            Wire::TurnFailed { error } => {
+                let message = error.map_or_else(|| "the turn failed".to_owned(), |e| e.message);
+                engine.turn_ended(Outcome::Failed, None, Some(provider_error(&message, None)));
+            }
+            Wire::Error { message } => {
+                engine.ensure_turn();
+                engine.warning(message, Some("PROVIDER_ERROR".into()));
+            }
+            Wire::ItemStarted { item } => return item_event(engine, item, Phase::Started, line),
+            Wire::ItemUpdated { item } => return item_event(engine, item, Phase::Updated, line),
+            Wire::ItemCompleted { item } => return item_event(engine, item, Phase::Completed, line),
+        }
+        Ok(())
+    }
+}
+
+/// A line of a type the dialect does not define is `unknown_type`, not a shape error.
+fn unknown_or(line: &str, e: serde_json::Error) -> LineError {
+    #[derive(Deserialize)]
+    struct Tag {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    match serde_json::from_str::<Tag>(line) {
+        Ok(t) if !KNOWN.contains(&t.kind.as_str()) => LineError::UnknownType(t.kind),
+        _ => LineError::from_json(e),
+    }
+}
+
+const KNOWN: [&str; 8] =
+    ["thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed", "error"];
+
+fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Result<(), LineError> {
+    let id = item.id;
+    engine.ensure_turn();
+    match item.kind {
+        ItemKind::AgentMessage { text } if phase == Phase::Completed => engine.text(Role::Assistant, text, None),
+        ItemKind::Reasoning { text } if phase == Phase::Completed => engine.reasoning(text, None),
+        ItemKind::AgentMessage { .. } | ItemKind::Reasoning { .. } => {}
+        ItemKind::CommandExecution { command, aggregated_output, exit_code, status } => {
+            let command = unwrap_shell(&command);
+            start(engine, &id, "shell", ToolKind::Shell, None, Some(command), None);
+            let update = if phase == Phase::Completed { Update::Final } else { Update::Snapshot };
+            if !aggregated_output.is_empty() || phase == Phase::Completed {
+                engine.tool_output(&id, Stream::Combined, update, &aggregated_output);
+            }
+            if let Some(code) = exit_code {
+                engine.tool_exit(&id, ExitSource::Structured, code);
+            }
+            if phase == Phase::Completed {
+                engine.tool_ended(&id, status_of(status.as_deref()), None);
+            }
+        }
+        ItemKind::FileChange { changes, status } => {
+            let target = changes.first().map(|c| c.path.clone());
+            start(engine, &id, "apply_patch", ToolKind::Edit, target, None, None);
+            if phase == Phase::Completed {
+                let st = status_of(status.as_deref());
+                if st == ToolStatus::Completed {
+                    for c in changes {
+                        let change = match c.kind.as_str() {
+                            "add" => FileChange::Add,
+                            "delete" => FileChange::Delete,
+                            _ => FileChange::Update,
+                        };
+                        engine.file_changed(c.path, change, Some(id.clone()));
+                    }
+                }
+                engine.tool_ended(&id, st, None);
+            }
+        }
+        ItemKind::McpToolCall { server, tool, arguments, result, error, status } => {
+            let qualified = format!("mcp__{server}__{tool}");
+            if !engine.tool_is_known(&id) {
+                let started = ToolStarted {
+                    tool_call_id: id.clone(),
+                    name: tool,
+                    qualified,
+                    kind: ToolKind::Mcp,
+                    target: None,
+                    input: arguments,
+                    command: None,
+                    cwd: None,
+                };
+                engine.tool_started(started, ToolContext::default());
+            }
+            if phase == Phase::Completed {
+                if let Some(r) = result.as_ref().or(error.as_ref()) {
+                    let text = match r {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    engine.tool_output(&id, Stream::Combined, Update::Final, &text);
+                }
+                let st = if error.as_ref().is_some_and(|e| !e.is_null()) { ToolStatus::Failed } else { status_of(status.as_deref()) };
+                engine.tool_ended(&id, st, None);
+            }
+        }
+        ItemKind::WebSearch { query } => {
+            start(engine, &id, "web_search", ToolKind::Search, Some(query), None, None);
+            if phase == Phase::Completed {
+                engine.tool_ended(&id, ToolStatus::Completed, None);
+            }
+        }
+        ItemKind::TodoList { items } => {
+            let entries = items
+                .into_iter()
+                .map(|t| PlanEntry { content: t.text, status: if t.completed { PlanStatus::Completed } else { PlanStatus::Pending } })
+                .collect();
+            engine.plan(entries);
+        }
+        ItemKind::Error { message } => engine.warning(message, None),
+        ItemKind::Unknown => return Err(LineError::UnknownType(item_type(line))),
+    }
+    Ok(())
+}
+
+fn item_type(line: &str) -> String {
+    #[derive(Deserialize)]
+    struct I {
+        item: T,
+    }
+    #[derive(Deserialize)]
+    struct T {
+        #[serde(rename = "type")]
+        kind: String,
+    }
+    serde_json::from_str::<I>(line).map(|i| format!("item.{}", i.item.kind)).unwrap_or_default()
+}
+
+fn start(engine: &mut Engine, id: &str, name: &str, kind: ToolKind, target: Option<String>, command: Option<String>, cwd: Option<String>) {
+    if engine.tool_is_known(id) {
+        return;
+    }
+    let started = ToolStarted {
+        tool_call_id: id.to_owned(),
+        name: name.to_owned(),
+        qualified: format!("codex/{name}"),
+        kind,
+        target,
+        input: None,
+        command,
+        cwd,
+    };
+    engine.tool_started(started, ToolContext::default());
+}
+
+fn status_of(status: Option<&str>) -> ToolStatus {
+    match status {
+        Some("failed" | "error") => ToolStatus::Failed,
+        Some("declined" | "rejected") => ToolStatus::Denied,
+        Some("cancelled" | "canceled" | "aborted") => ToolStatus::Cancelled,
+        _ => ToolStatus::Completed,
+    }
+}
+
+/// `/bin/bash -lc "<cmd>"` → `<cmd>`: Codex wraps every command in a login shell; the
+/// user asked for the inner command.
+fn unwrap_shell(command: &str) -> String {
+    let inner = ["/bin/bash -lc ", "bash -lc ", "/bin/zsh -lc ", "zsh -lc ", "/bin/sh -c ", "sh -c "]
+        .iter()
+        .find_map(|p| command.strip_prefix(p));
+    let Some(inner) = inner else { return command.to_owned() };
+    if let Some(s) = inner.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        if !s.contains('\'') {
+            return s.to_owned();
+        }
+        return s.replace("'\\''", "'");
+    }
+    if let Some(s) = inner.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some(n @ ('"' | '\\' | '$' | '`')) => out.push(n),
+                    Some(n) => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                    None => out.push('\\'),
+                },
+                c => out.push(c),
+            }
+        }
+        return out;
+    }
+    inner.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unwrap_shell;
+
+    #[test]
+    fn login_shell_wrapper_is_removed() {
+        assert_eq!(unwrap_shell(r#"/bin/bash -lc "printf 'line1\\nline2\\n'; exit 4""#), r"printf 'line1\nline2\n'; exit 4");
+        assert_eq!(unwrap_shell("/bin/bash -lc 'sleep 30; echo done'"), "sleep 30; echo done");
+        assert_eq!(unwrap_shell("bash -lc ls"), "ls");
+        assert_eq!(unwrap_shell("git status"), "git status");
+    }
+}
