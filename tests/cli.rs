@@ -1,1 +1,5 @@
-fn main(){}
+//! Integration tests: one module per binary, sharing the harness in `support`.
+
+mod support;
+
+mod normalize;

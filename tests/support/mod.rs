@@ -1,0 +1,89 @@
+//! Test harness: fixture paths, the binaries with a fixed environment, and golden files
+//! (`BLESS=1 cargo test` rewrites them; review the diff before committing).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// `SOURCE_DATE_EPOCH` used by every test, so output is byte-for-byte reproducible.
+pub const EPOCH: &str = "1767225600";
+
+/// The path of a file under `fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+}
+
+/// Reads a fixture.
+pub fn read(rel: &str) -> Vec<u8> {
+    std::fs::read(fixture(rel)).unwrap_or_else(|e| panic!("fixture {rel}: {e}"))
+}
+
+/// One of the five binaries, with a reproducible environment.
+pub fn bin(name: &str) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin(name).expect("binary is built");
+    c.env("SOURCE_DATE_EPOCH", EPOCH).env("NO_COLOR", "1").env_remove("CLICOLOR_FORCE");
+    c
+}
+
+/// Runs `name args` on `input` and returns stdout, whatever the exit code.
+pub fn run(name: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
+    bin(name).args(args).write_stdin(input.to_vec()).output().expect("runs").stdout
+}
+
+/// Compares `actual` with the golden file `rel` (or writes it when `BLESS` is set).
+/// Returns a description of the mismatch, so one test can report every case at once.
+pub fn golden(rel: &str, actual: &[u8]) -> Result<(), String> {
+    let path = fixture(rel);
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return Ok(());
+    }
+    let expected = std::fs::read(&path).map_err(|e| format!("{rel}: {e} (run with BLESS=1 to create it)"))?;
+    if expected == actual {
+        return Ok(());
+    }
+    let (e, a) = (String::from_utf8_lossy(&expected), String::from_utf8_lossy(actual));
+    let line = e.lines().zip(a.lines()).position(|(x, y)| x != y).unwrap_or(e.lines().count().min(a.lines().count()));
+    Err(format!(
+        "{rel}: differs at line {}\n  expected: {}\n  actual:   {}",
+        line + 1,
+        e.lines().nth(line).unwrap_or("<end>").chars().take(300).collect::<String>(),
+        a.lines().nth(line).unwrap_or("<end>").chars().take(300).collect::<String>()
+    ))
+}
+
+/// Every `*.input.jsonl` under `fixtures/<dir>`, sorted, as paths relative to `fixtures/`.
+pub fn inputs(dir: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(fixture(dir))
+        .unwrap_or_else(|e| panic!("fixtures/{dir}: {e}"))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".input.jsonl"))
+        .map(|n| format!("{dir}/{n}"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Checks `normalize [args]` on every input in `fixtures/<dir>` against its
+/// `<case>.events.jsonl`, reporting all mismatches together.
+pub fn golden_dir(dir: &str, args: &[&str]) {
+    let cases = inputs(dir);
+    assert!(!cases.is_empty(), "no inputs in fixtures/{dir}");
+    let failures: Vec<String> = cases
+        .iter()
+        .filter_map(|input| {
+            let out = run("normalize", args, &read(input));
+            golden(&input.replace(".input.jsonl", ".events.jsonl"), &out).err()
+        })
+        .collect();
+    assert!(failures.is_empty(), "{} of {} golden cases differ:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+/// Parses JSON lines.
+pub fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8(out.to_vec())
+        .expect("UTF-8 output")
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
