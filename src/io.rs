@@ -302,6 +302,58 @@ impl<W: Write> LineWriter<W> {
     }
 }
 
+/// One line of canonical JSONL input.
+#[derive(Debug)]
+pub enum EventLine<'a> {
+    /// A canonical event.
+    Event(crate::event::Event),
+    /// A line that is not one (not JSON, not an event, or over the line limit), with why.
+    Bad {
+        /// The line as read (lossily decoded; only the start of an oversized line).
+        text: Cow<'a, str>,
+        /// Why it is not an event.
+        error: String,
+    },
+}
+
+/// Reads canonical JSONL from `sources` in order, calling `on` for every non-blank line
+/// with its 1-based number (counted across sources). `output` is flushed whenever the
+/// next read could block, so filters built on this stay live in a pipe.
+pub fn read_events<W: Write>(
+    sources: &[Source],
+    max_line: usize,
+    output: &mut LineWriter<W>,
+    mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
+    use anyhow::Context;
+    let mut n = 0;
+    for source in sources {
+        let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
+        let mut lines = LineReader::new(input, max_line);
+        while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
+            n += 1;
+            let item = match line {
+                Line::Text(t) if t.trim().is_empty() => None,
+                Line::Text(t) => Some(match serde_json::from_str(&t) {
+                    Ok(ev) => EventLine::Event(ev),
+                    Err(e) => EventLine::Bad { error: e.to_string(), text: t },
+                }),
+                Line::Oversized { bytes, sample } => {
+                    Some(EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") })
+                }
+            };
+            if let Some(item) = item {
+                on(n, item, output)?;
+            }
+            if !lines.has_buffered_line() {
+                output.flush()?;
+            }
+        }
+    }
+    output.flush()?;
+    Ok(n)
+}
+
 /// True when the error means the reader of our output went away (`| head`).
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))

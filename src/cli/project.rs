@@ -2,9 +2,8 @@
 
 use clap::Parser;
 
-use super::{Command, CommonArgs, Outcome};
-use crate::event::Event;
-use crate::io::{LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
+use super::{Command, CommonArgs, Diagnostics, Outcome};
+use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
 
 /// Render canonical events for people or machines.
 #[derive(Debug, Parser)]
@@ -23,29 +22,18 @@ impl Command for Args {
 
     fn run(self) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(std::io::stdout().lock());
+        let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        for source in Source::from_operands(&self.common.files) {
-            let mut lines = LineReader::new(source.open()?, DEFAULT_MAX_LINE);
-            let mut n = 0;
-            while let Some(line) = lines.next_line()? {
-                n += 1;
-                let crate::io::Line::Text(text) = line else { continue };
-                if text.trim().is_empty() {
-                    continue;
-                }
-                match serde_json::from_str::<Event>(&text) {
-                    Ok(ev) => out.write_json(&ev)?,
-                    Err(e) => {
-                        rejected = true;
-                        eprintln!("project: line {n}: not a canonical event: {e}");
-                    }
-                }
-                if !lines.has_buffered_line() {
-                    out.flush()?;
+        read_events(&Source::from_operands(&self.common.files), DEFAULT_MAX_LINE, &mut out, |n, line, out| {
+            match line {
+                EventLine::Event(ev) => out.write_json(&ev)?,
+                EventLine::Bad { error, .. } => {
+                    rejected = true;
+                    diag.say(&format!("line {n}: not a canonical event: {error}"));
                 }
             }
-        }
-        out.flush()?;
+            Ok(())
+        })?;
         Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
     }
 }
