@@ -2,4 +2,5 @@
 
 mod support;
 
+mod bad_input;
 mod normalize;
