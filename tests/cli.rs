@@ -3,4 +3,6 @@
 mod support;
 
 mod bad_input;
+mod docs;
+mod handoff;
 mod normalize;
