@@ -8,6 +8,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+mod tool_args;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -43,6 +44,16 @@ impl LineError {
             serde_json::error::Category::Data => LineError::Shape(e),
             _ => LineError::NotJson(e),
         }
+    }
+
+    /// The error for a line whose `type` the dialect does not define, naming that type.
+    pub fn unknown_type_of(line: &str) -> LineError {
+        #[derive(Deserialize)]
+        struct Tag {
+            #[serde(rename = "type")]
+            kind: String,
+        }
+        LineError::UnknownType(serde_json::from_str::<Tag>(line).map(|t| t.kind).unwrap_or_default())
     }
 
     fn reason(&self) -> RawReason {
