@@ -4,3 +4,4 @@ mod support;
 
 mod normalize;
 mod opencode;
+mod gemini;
