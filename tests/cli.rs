@@ -6,3 +6,5 @@ mod bad_input;
 mod docs;
 mod handoff;
 mod normalize;
+mod opencode;
+mod gemini;
