@@ -75,37 +75,30 @@ enum ToolCallContent<'a> {
 }
 
 /// Both `tool_call` and `tool_call_update`: everything but the id is optional in an update.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct ToolCall<'a> {
     tool_call_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     status: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     content: Vec<ToolCallContent<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     locations: Vec<Location<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     raw_input: Option<RawInput<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     raw_output: Option<&'a ShellResult>,
     #[serde(rename = "_meta")]
     meta: Meta<'a>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 #[serde(untagged)]
 enum RawInput<'a> {
     Given(&'a Value),
-    Shell {
-        command: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        cwd: Option<&'a str>,
-    },
+    Shell { command: &'a str, cwd: Option<&'a str> },
 }
 
 #[derive(Serialize)]
@@ -128,29 +121,25 @@ struct PlanEntry<'a> {
 }
 
 /// `_meta`: the toolkit's view of the event, plus the terminal keys ACP agents use.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Default)]
 struct Meta<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
     minicode: Option<Minicode<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     terminal_info: Option<Terminal<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     terminal_output_delta: Option<Terminal<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     terminal_exit: Option<Terminal<'a>>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Default)]
 struct Terminal<'a> {
     terminal_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     cwd: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     exit_code: Option<i64>,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize, Default)]
 #[serde(rename_all = "camelCase")]
 struct Minicode<'a> {
@@ -158,28 +147,17 @@ struct Minicode<'a> {
     #[serde(rename = "type")]
     type_name: &'a str,
     turn_id: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     correlation_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     parent_id: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     status: Option<Status>,
     raw_ref: RawRef,
-    #[serde(skip_serializing_if = "Option::is_none")]
     name: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     qualified: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     kind: Option<ToolKind>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     target: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     outcome: Option<Outcome>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     duration_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a ErrorInfo>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     stream: Option<Stream>,
 }
 

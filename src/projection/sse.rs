@@ -40,10 +40,10 @@ struct Data<'a> {
     event_id: &'a str,
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 struct WireRef {
     line: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
     end_line: Option<u64>,
 }
 
@@ -53,6 +53,7 @@ impl From<RawRef> for WireRef {
     }
 }
 
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 #[serde(untagged)]
 enum Frame<'a> {
@@ -68,7 +69,6 @@ enum Frame<'a> {
         tool_id: &'a str,
         input: Input<'a>,
         tool_kind: &'static str,
-        #[serde(skip_serializing_if = "Option::is_none")]
         parent_id: Option<&'a str>,
     },
     ToolResult {
@@ -78,13 +78,10 @@ enum Frame<'a> {
         status: &'static str,
         content: String,
         outcome: Outcome,
-        #[serde(skip_serializing_if = "Option::is_none")]
         exit_code: Option<i64>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         truncated: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
         duration_ms: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<&'a ErrorInfo>,
     },
     Status {
@@ -97,12 +94,11 @@ enum Frame<'a> {
         role: &'static str,
         kind: &'static str,
         finish_reason: &'static str,
+        #[serialize_always]
         model: Option<&'a str>,
         #[serde(skip_serializing_if = "Usage::is_empty")]
         usage: Usage,
-        #[serde(skip_serializing_if = "Option::is_none")]
         total_cost_usd: Option<f64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         content: Option<&'a str>,
         ok: bool,
         status: &'a str,
@@ -110,7 +106,6 @@ enum Frame<'a> {
     Error {
         error: &'a str,
         code: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
         action: Option<&'a str>,
     },
     Raw {

@@ -87,13 +87,7 @@ impl StreamJson {
             model: model.as_deref(),
             content: vec![block],
         };
-        let msg = Message {
-            message: inner,
-            parent_tool_use_id: ev.parent_id.as_deref(),
-            session_id: &ev.session_id,
-            tool_use_result: None,
-        };
-        self.write(out, Kind::Assistant(msg))
+        self.write(out, Kind::Assistant(Message::new(ev, inner, None)))
     }
 
     fn user(
@@ -104,13 +98,7 @@ impl StreamJson {
         side: Option<ToolUseResult>,
     ) -> io::Result<()> {
         let inner = Inner { id: None, kind: None, role: "user", model: None, content: vec![block] };
-        let msg = Message {
-            message: inner,
-            parent_tool_use_id: ev.parent_id.as_deref(),
-            session_id: &ev.session_id,
-            tool_use_result: side,
-        };
-        self.write(out, Kind::User(msg))
+        self.write(out, Kind::User(Message::new(ev, inner, side)))
     }
 
     fn tool_ended(&mut self, out: &mut dyn Write, ev: &Event, t: &ToolEnded, call: Option<Call>) -> io::Result<()> {

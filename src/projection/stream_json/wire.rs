@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::event::{ErrorInfo, ToolKind, ToolStarted};
+use crate::event::{ErrorInfo, Event, ToolKind, ToolStarted};
 
 /// One output line: its kind and the run-wide sequence number.
 #[derive(Serialize)]
@@ -26,26 +26,22 @@ pub enum Kind<'a> {
 }
 
 /// `system` lines, by `subtype`.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum System<'a> {
     Init {
         session_id: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
         cwd: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         model: Option<&'a str>,
         tools: &'a [String],
         mcp_servers: [(); 0],
-        #[serde(skip_serializing_if = "Option::is_none")]
         provider: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         provider_version: Option<&'a str>,
     },
     Warning {
         session_id: &'a str,
         message: &'a str,
-        #[serde(skip_serializing_if = "Option::is_none")]
         category: Option<&'a str>,
     },
     CompactBoundary {
@@ -60,25 +56,32 @@ pub struct Compact<'a> {
 }
 
 /// An `assistant` or `user` line.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Message<'a> {
     pub message: Inner<'a>,
     /// Claude writes `null` for the root agent.
+    #[serialize_always]
     pub parent_tool_use_id: Option<&'a str>,
     pub session_id: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_use_result: Option<ToolUseResult>,
 }
 
+impl<'a> Message<'a> {
+    /// A line of `ev`'s session and agent.
+    pub fn new(ev: &'a Event, message: Inner<'a>, tool_use_result: Option<ToolUseResult>) -> Message<'a> {
+        Message { message, parent_tool_use_id: ev.parent_id.as_deref(), session_id: &ev.session_id, tool_use_result }
+    }
+}
+
 /// The Anthropic message inside a line.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Inner<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "type")]
     pub kind: Option<&'static str>,
     pub role: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<&'a str>,
     pub content: Vec<Block<'a>>,
 }
@@ -102,38 +105,32 @@ pub enum ToolUseResult {
 }
 
 /// The one terminal `result` line.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct Final {
     pub subtype: &'static str,
     pub is_error: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
     pub num_turns: u64,
     pub result: String,
     pub session_id: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_cost_usd: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<ClaudeUsage>,
     pub permission_denials: Vec<Denial>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
     /// The toolkit's status word (`completed`, `failed`, `cancelled`, …).
     pub status: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
 }
 
 /// Token counts under Claude's names.
+#[serde_with::skip_serializing_none]
 #[derive(Serialize)]
 pub struct ClaudeUsage {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_read_input_tokens: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_creation_input_tokens: Option<u64>,
 }
 
