@@ -56,7 +56,11 @@ pub struct Human {
     cwd: Option<String>,
     prompt: Option<String>,
     plan: Option<Plan>,
-    warning: Option<String>,
+    /// Sessions in the order their turns began, and turns begun in the latest.
+    sessions: Vec<String>,
+    session_turns: u64,
+    /// Warnings shown in the current turn, so its error report need not repeat one.
+    warnings: Vec<String>,
     reported: Option<String>,
 }
 
@@ -73,7 +77,9 @@ impl Human {
             cwd: None,
             prompt: None,
             plan: None,
-            warning: None,
+            warnings: Vec::new(),
+            sessions: Vec::new(),
+            session_turns: 0,
             reported: None,
         }
     }
@@ -91,13 +97,21 @@ impl Human {
         2 * self.calls.depth_under(&ev.session_id, ev.parent_id.as_deref())
     }
 
+    /// A muted line; a child agent's notes stay inside its parent's block of tool lines.
     fn note(&mut self, out: &mut dyn Write, ev: &Event, text: &str) -> io::Result<()> {
         let line = self.paint.paint(Tone::Muted, text);
-        let indent = self.indent_of(ev);
-        self.page.line(out, Block::Note, indent, line)
+        self.page.line(out, self.block_of(ev, Block::Note), self.indent_of(ev), line)
     }
 
-    fn render(&mut self, ev: &Event, out: &mut dyn Write, warning: Option<String>) -> io::Result<()> {
+    fn block_of(&self, ev: &Event, root: Block) -> Block {
+        if ev.parent_id.is_some() {
+            Block::Tools
+        } else {
+            root
+        }
+    }
+
+    fn render(&mut self, ev: &Event, out: &mut dyn Write) -> io::Result<()> {
         let key = |id: &str| (ev.session_id.clone(), id.to_owned());
         match &ev.body {
             Body::SessionStarted(p) => {
@@ -111,22 +125,27 @@ impl Human {
                 }
             }
             Body::TurnStarted(p) => {
-                let turn = self.paint.paint(Tone::Muted, &format!("turn {}", ev.turn_id));
+                // A second session gets a heading even in normal mode, so runs do not blur.
+                let new_session = self.sessions.len() > 1 && self.sessions.last() == Some(&ev.session_id);
+                let mut place = format!("turn {}", ev.turn_id);
+                if new_session && self.session_turns == 1 {
+                    place = format!("session {} · {place}", self.sessions.len());
+                }
+                let place = self.paint.paint(Tone::Muted, &place);
                 let line = match (&p.prompt, self.verbose()) {
-                    (Some(pr), false) => format!("› {}", one_line(pr, 200)),
-                    (Some(pr), true) => format!("› {turn}  {}", one_line(pr, 200)),
-                    (None, true) => format!("› {turn}"),
-                    (None, false) if ev.turn_id > 1 => format!("› {turn}"),
-                    (None, false) => return Ok(()),
+                    (Some(pr), false) if !new_session || self.session_turns > 1 => format!("› {}", one_line(pr, 200)),
+                    (Some(pr), _) => format!("› {place}  {}", one_line(pr, 200)),
+                    (None, false) if ev.turn_id <= 1 && !new_session => return Ok(()),
+                    (None, _) => format!("› {place}"),
                 };
                 self.page.line(out, Block::Note, 0, line)?;
             }
             Body::Text(t) => match t.role {
                 Role::Assistant if ev.parent_id.is_none() || self.verbose() => {
                     let indent = self.indent_of(ev);
-                    let block = if ev.parent_id.is_some() { Block::Tools } else { Block::Text };
                     let run = RunKey { thought: false, session: ev.session_id.clone(), parent: ev.parent_id.clone() };
-                    let style = RunStyle { block: Some(block), indent, tone: None, lead: None };
+                    let style =
+                        RunStyle { block: Some(self.block_of(ev, Block::Text)), indent, tone: None, lead: None };
                     self.page.text(out, run, style, &t.delta)?;
                 }
                 Role::Assistant => {}
@@ -135,10 +154,14 @@ impl Human {
             },
             Body::Reasoning(r) if self.verbose() => {
                 let indent = self.indent_of(ev) + 2;
-                let block = if ev.parent_id.is_some() { Block::Tools } else { Block::Thought };
                 let run = RunKey { thought: true, session: ev.session_id.clone(), parent: ev.parent_id.clone() };
                 let lead = if ev.parent_id.is_some() { None } else { Some("∴ ") };
-                let style = RunStyle { block: Some(block), indent, tone: Some(Tone::Thought), lead };
+                let style = RunStyle {
+                    block: Some(self.block_of(ev, Block::Thought)),
+                    indent,
+                    tone: Some(Tone::Thought),
+                    lead,
+                };
                 self.page.text(out, run, style, &r.delta)?;
             }
             Body::Reasoning(_) => {}
@@ -152,8 +175,10 @@ impl Human {
             }
             Body::ToolOutput(o) => {
                 if self.level == Level::Debug {
-                    let text = one_line(&o.delta, 200);
-                    self.note(out, ev, &format!("│ {text}"))?;
+                    let text = self.paint.paint(Tone::Muted, &format!("│ {}", one_line(&o.delta, 200)));
+                    let call = self.calls.get(&ev.session_id, &o.tool_call_id);
+                    let indent = call.map_or_else(|| self.indent_of(ev), |c| 2 * c.depth + 2);
+                    self.page.line(out, Block::Tools, indent, text)?;
                 }
             }
             Body::ToolEnded(p) => {
@@ -175,8 +200,8 @@ impl Human {
                         let word = format!("{} {:<11}", mark.glyph, mark.word);
                         lines.push(format!("  {}  {}", self.paint.paint(mark.tone, &word), one_line(&e.content, 200)));
                     }
-                    let indent = self.indent_of(ev);
-                    self.page.lines(out, Block::Note, indent, &lines)?;
+                    let (block, indent) = (self.block_of(ev, Block::Note), self.indent_of(ev));
+                    self.page.lines(out, block, indent, &lines)?;
                 }
             }
             Body::FileChanged(f) => {
@@ -214,9 +239,9 @@ impl Human {
                     line.push(' ');
                     self.paint.push(&mut line, Tone::Muted, &format!("[{}]", clean(c)));
                 }
-                let indent = self.indent_of(ev);
-                self.page.line(out, Block::Note, indent, line)?;
-                self.warning = Some(w.message.clone());
+                let (block, indent) = (self.block_of(ev, Block::Note), self.indent_of(ev));
+                self.page.line(out, block, indent, line)?;
+                self.warnings.push(w.message.clone());
             }
             Body::Raw(r) if self.verbose() => {
                 let reason = serde_json::to_value(r.reason).ok().and_then(|v| v.as_str().map(str::to_owned));
@@ -224,7 +249,7 @@ impl Human {
                 self.note(out, ev, &text)?;
             }
             Body::Raw(_) => {}
-            Body::TurnEnded(t) => self.turn_ended(ev, t, out, warning)?,
+            Body::TurnEnded(t) => self.turn_ended(ev, t, out)?,
             Body::Summary(s) => self.summary(ev, s, out)?,
             Body::Other(o) if self.verbose() => self.note(out, ev, &format!("· {}", clean(&o.type_name)))?,
             _ => {}
@@ -281,7 +306,15 @@ impl Projection for Human {
     fn event(&mut self, ev: &Event, out: &mut dyn Write) -> Flow {
         match &ev.body {
             Body::SessionStarted(p) => self.cwd = p.cwd.clone(),
-            Body::TurnStarted(p) => self.prompt = p.prompt.clone(),
+            Body::TurnStarted(p) => {
+                self.prompt = p.prompt.clone();
+                self.warnings.clear();
+                if self.sessions.last() != Some(&ev.session_id) {
+                    self.sessions.push(ev.session_id.clone());
+                    self.session_turns = 0;
+                }
+                self.session_turns += 1;
+            }
             Body::ToolStarted(p) => {
                 self.calls.start(ev, p);
             }
@@ -299,11 +332,10 @@ impl Projection for Human {
             _ => {}
         }
         if ev.visibility.contains(self.level.visibility()) {
-            let warning = self.warning.take();
             if self.level == Level::Debug {
                 self.debug_header(ev, out)?;
             }
-            self.render(ev, out, warning)?;
+            self.render(ev, out)?;
             if self.level == Level::Debug {
                 self.debug_payload(ev, out)?;
             }

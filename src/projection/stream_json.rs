@@ -22,6 +22,7 @@ use crate::event::{
 /// Claude's words for a tool call the user rejected, and the line that follows it.
 const REJECTED: &str = "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.";
 const INTERRUPTED: &str = "[Request interrupted by user for tool use]";
+const INTERRUPTED_START: &str = "[Request interrupted by user";
 
 /// The stream-json projection.
 #[derive(Debug, Default)]
@@ -43,6 +44,7 @@ pub struct StreamJson {
     last_error: Option<(Outcome, ErrorInfo)>,
     summary: Option<(Summary, Option<Status>, String)>,
     events: u64,
+    interrupted: bool,
 }
 
 impl StreamJson {
@@ -151,6 +153,14 @@ impl StreamJson {
         let is_error = t.outcome != Outcome::Completed;
         self.user(out, ev, Block::ToolResult { tool_use_id: &t.tool_call_id, content, is_error }, side)?;
         if t.outcome == Outcome::Cancelled {
+            self.interrupt(out, ev)?;
+        }
+        Ok(())
+    }
+
+    /// Claude's `[Request interrupted by user…]` line, once.
+    fn interrupt(&mut self, out: &mut dyn Write, ev: &Event) -> io::Result<()> {
+        if !std::mem::replace(&mut self.interrupted, true) {
             self.user(out, ev, Block::Text { text: INTERRUPTED }, None)?;
         }
         Ok(())
@@ -193,7 +203,9 @@ impl StreamJson {
             (true, _, _) => "success",
             (false, Some(ErrorCategory::MaxTurns), _) => "error_max_turns",
             (false, Some(ErrorCategory::Refused), _) => "refused",
-            (false, _, Status::Cancelled) => "interrupted",
+            // Claude says a run the user cancelled with this subtype and the interrupt line.
+            (false, _, Status::Cancelled) => "error_during_execution",
+            (false, _, Status::Interrupted) => "interrupted",
             (false, _, _) => "error_during_execution",
         };
         let result = match (&error, ok) {
@@ -253,6 +265,9 @@ impl Projection for StreamJson {
             self.answer.clear();
         }
         match &ev.body {
+            Body::Text(t) if t.role == Role::User && t.delta.starts_with(INTERRUPTED_START) => {
+                self.interrupt(out, ev)?
+            }
             Body::Text(t) if t.role == Role::User => self.user(out, ev, Block::Text { text: &t.delta }, None)?,
             Body::Text(t) if t.role == Role::Assistant => {
                 if answer {
@@ -269,6 +284,7 @@ impl Projection for StreamJson {
                 let call = self.calls.end(&ev.session_id, &t.tool_call_id);
                 self.tool_ended(out, ev, t, call)?;
             }
+            Body::TurnEnded(t) if t.outcome == Outcome::Cancelled => self.interrupt(out, ev)?,
             Body::Warning(w) => {
                 let warning = System::Warning {
                     session_id: &ev.session_id,

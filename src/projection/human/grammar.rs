@@ -28,14 +28,15 @@ impl Report<'_> {
     pub fn lines(&self, paint: Paint) -> Vec<String> {
         let mut head = String::new();
         self.mark.push(paint, &mut head);
-        head.push_str("  ");
-        paint.push(&mut head, Tone::Strong, &self.what);
+        let mut what = self.what.clone();
+        if let Some(phrase) = self.error.map(|e| phrase(&e.category)).filter(|p| !p.is_empty() && !what.contains(p)) {
+            what = if what.is_empty() { phrase.to_owned() } else { format!("{what}: {phrase}") };
+        }
+        if !what.is_empty() {
+            head.push_str("  ");
+            paint.push(&mut head, Tone::Strong, &what);
+        }
         if let Some(e) = self.error {
-            let phrase = phrase(&e.category);
-            if !phrase.is_empty() && !self.what.contains(phrase) {
-                head.push_str(": ");
-                head.push_str(phrase);
-            }
             if self.show_category {
                 head.push(' ');
                 paint.push(&mut head, Tone::Muted, &format!("[{}]", e.category.as_str()));

@@ -10,13 +10,7 @@ use super::{usage_text, Human};
 use crate::event::{Event, Outcome, Status, Summary, TurnEnded};
 
 impl Human {
-    pub(super) fn turn_ended(
-        &mut self,
-        ev: &Event,
-        t: &TurnEnded,
-        out: &mut dyn Write,
-        warning: Option<String>,
-    ) -> io::Result<()> {
+    pub(super) fn turn_ended(&mut self, ev: &Event, t: &TurnEnded, out: &mut dyn Write) -> io::Result<()> {
         let indent = self.indent_of(ev);
         if t.outcome == Outcome::Completed {
             if self.verbose() {
@@ -40,9 +34,9 @@ impl Human {
             Some(c) => Some(format!("running {}", one_line(c.subject(), 120))),
             None => self.prompt.as_ref().map(|p| format!("working on “{}”", one_line(p, 80))),
         };
-        // A warning just above that says the same thing need not be repeated as the why.
+        // A warning of this turn that says the same thing need not be repeated as the why.
         let mut error = t.error.clone();
-        if let Some(e) = error.as_mut().filter(|e| warning.as_deref() == Some(e.message.as_str())) {
+        if let Some(e) = error.as_mut().filter(|e| self.warnings.contains(&e.message)) {
             e.message.clear();
         }
         let what = format!("turn {}", ev.turn_id);

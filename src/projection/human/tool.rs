@@ -64,14 +64,17 @@ impl View<'_> {
 
     /// The lines that say a call began.
     pub fn started(&self, call: &Call) -> Vec<String> {
+        let mark = Mark::started(call.started.kind);
         let mut head = String::new();
-        Mark::started(call.started.kind).push(self.paint, &mut head);
+        mark.push(self.paint, &mut head);
         head.push_str("  ");
         let mut subject = self.subject_lines(call).into_iter();
+        // Continuation lines of a multi-line command line up under its first line.
+        let name = if self.level == Level::Normal { 0 } else { call.started.name.chars().count() + 2 };
+        let pad = " ".repeat(mark.glyph.chars().count() + 1 + mark.word.chars().count() + 2 + name);
         head.push_str(&subject.next().unwrap_or_default());
         let mut lines = vec![head];
-        // Continuation lines of a multi-line command line up under its first line.
-        lines.extend(subject.map(|l| format!("           {l}")));
+        lines.extend(subject.map(|l| format!("{pad}{l}")));
         if self.level != Level::Normal {
             if let Some(cwd) = &call.started.cwd {
                 lines.push(format!("  {}", self.paint.paint(Tone::Muted, &format!("in {}", clean(cwd)))));
@@ -97,7 +100,14 @@ impl View<'_> {
             head.push_str("  ");
             match call {
                 Some(c) if self.level == Level::Normal => head.push_str(&self.short_subject(c)),
-                Some(c) => head.push_str(&self.subject_lines(c).join(" ")),
+                Some(c) => {
+                    let subject = one_line(c.subject(), EXCERPT_LINE_CHARS);
+                    head.push_str(&self.paint.paint(Tone::Strong, &c.started.name));
+                    if subject != c.started.name {
+                        head.push_str("  ");
+                        head.push_str(&subject);
+                    }
+                }
                 None => head.push_str(&clean(&ended.name)),
             }
         }
@@ -130,7 +140,9 @@ impl View<'_> {
                 lines.push(format!("  {} {}", self.paint.paint(Tone::Strong, "→"), one_line(next, 300)));
             }
         }
-        if self.level != Level::Normal {
+        // A denial's "output" is often its reason, already shown above.
+        let said = ended.error.as_ref().map(|e| e.message.trim());
+        if self.level != Level::Normal && output.map(output_text).as_deref().map(str::trim) != said {
             lines.extend(self.excerpt(output, live, truncated));
         }
         lines
