@@ -291,6 +291,9 @@ impl Projection for Acp {
     fn event(&mut self, ev: &Event, out: &mut dyn Write) -> Flow {
         let shown = ev.visibility.contains(Visibility::MACHINE);
         match &ev.body {
+            // ACP cannot nest a child agent's words under its call; they would read as the
+            // answer, so they travel as an extension.
+            Body::Text(_) | Body::Reasoning(_) if shown && ev.parent_id.is_some() => self.extension(out, ev)?,
             Body::Text(t) if shown => {
                 let chunk = Chunk { content: ContentBlock::Text { text: &t.delta }, meta: meta(ev) };
                 let update = match t.role {

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{add_usage, output_text, Flow, Projection};
-use crate::event::{Body, Decision, ErrorInfo, Event, Outcome, RawRef, Summary, Usage, Visibility};
+use crate::event::{Body, Decision, ErrorInfo, Event, Outcome, RawRef, Role, Summary, Usage, Visibility};
 
 /// The SSE projection.
 #[derive(Debug)]
@@ -38,6 +38,33 @@ struct Data<'a> {
     raw_ref: WireRef,
     #[serde(skip_serializing_if = "str::is_empty")]
     event_id: &'a str,
+    /// A child agent's frames name the tool call that spawned it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a str>,
+}
+
+/// Where a frame comes from.
+struct Origin<'a> {
+    session: &'a str,
+    raw_ref: RawRef,
+    event_id: &'a str,
+    parent_id: Option<&'a str>,
+}
+
+impl<'a> Origin<'a> {
+    fn of(ev: &'a Event) -> Origin<'a> {
+        Origin {
+            session: &ev.session_id,
+            raw_ref: ev.raw_ref,
+            event_id: &ev.event_id,
+            parent_id: ev.parent_id.as_deref(),
+        }
+    }
+
+    /// A frame the stream itself adds, after everything else of `session`.
+    fn closing(session: &'a str) -> Origin<'a> {
+        Origin { session, raw_ref: RawRef::default(), event_id: "", parent_id: None }
+    }
 }
 
 #[serde_with::skip_serializing_none]
@@ -69,7 +96,6 @@ enum Frame<'a> {
         tool_id: &'a str,
         input: Input<'a>,
         tool_kind: &'static str,
-        parent_id: Option<&'a str>,
     },
     ToolResult {
         role: &'static str,
@@ -158,14 +184,8 @@ impl Sse {
         }
     }
 
-    fn write(
-        &mut self,
-        out: &mut dyn Write,
-        session: &str,
-        raw_ref: RawRef,
-        event_id: &str,
-        body: Frame<'_>,
-    ) -> io::Result<()> {
+    fn write(&mut self, out: &mut dyn Write, origin: Origin<'_>, body: Frame<'_>) -> io::Result<()> {
+        let session = origin.session;
         let seq = self.seq.entry(session.to_owned()).or_insert(0);
         *seq += 1;
         let id = format!("{session}-{seq}");
@@ -174,12 +194,19 @@ impl Sse {
             return Ok(());
         }
         let event = body.event_name();
-        let data = serde_json::to_string(&Data { body, session_id: session, raw_ref: raw_ref.into(), event_id })?;
+        let data = Data {
+            body,
+            session_id: session,
+            raw_ref: origin.raw_ref.into(),
+            event_id: origin.event_id,
+            parent_id: origin.parent_id,
+        };
+        let data = serde_json::to_string(&data)?;
         write!(out, "id: {id}\nevent: {event}\ndata: {data}\n\n")
     }
 
     fn frame(&mut self, out: &mut dyn Write, ev: &Event, body: Frame<'_>) -> io::Result<()> {
-        self.write(out, &ev.session_id, ev.raw_ref, &ev.event_id, body)
+        self.write(out, Origin::of(ev), body)
     }
 
     fn error(&mut self, out: &mut dyn Write, ev: &Event, e: &ErrorInfo) -> io::Result<()> {
@@ -233,9 +260,17 @@ impl Projection for Sse {
                 let text = t.prompt.clone().unwrap_or_else(|| format!("turn {} started", ev.turn_id));
                 self.frame(out, ev, status("running", "turn", text))?;
             }
-            Body::Text(t) => {
-                self.frame(out, ev, Frame::Delta { content: &t.delta, role: "assistant", kind: "message" })?
-            }
+            // Only the root agent's own words are the answer; the rest go as status.
+            Body::Text(t) => match (t.role, ev.parent_id.is_some()) {
+                (Role::Assistant, false) => {
+                    self.frame(out, ev, Frame::Delta { content: &t.delta, role: "assistant", kind: "message" })?
+                }
+                (Role::Assistant, true) => {
+                    self.frame(out, ev, status("running", "subagent_message", t.delta.clone()))?
+                }
+                (Role::User, _) => self.frame(out, ev, status("prompt", "user_message", t.delta.clone()))?,
+                (Role::System, _) => self.frame(out, ev, status("system", "message", t.delta.clone()))?,
+            },
             Body::Reasoning(r) => self.frame(out, ev, status("thinking", "reasoning", r.delta.clone()))?,
             Body::ToolStarted(s) => {
                 let input = match (&s.input, &s.command) {
@@ -250,7 +285,6 @@ impl Projection for Sse {
                     tool_id: &s.tool_call_id,
                     input,
                     tool_kind: s.kind.as_str(),
-                    parent_id: ev.parent_id.as_deref(),
                 };
                 self.frame(out, ev, body)?;
             }
@@ -327,31 +361,18 @@ impl Projection for Sse {
 
     fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let session = self.last_session.clone().unwrap_or_else(|| "stream".to_owned());
-        let end = RawRef::default();
-        if self.skipping {
+        let msg = if self.skipping {
             let after = self.after.clone().unwrap_or_default();
             self.problems.push(format!("--after {after}: no such frame id in the input"));
             self.skipping = false;
-            let msg = format!("no frame {after} to resume after");
-            return self.write(
-                out,
-                &session,
-                end,
-                "",
-                Frame::Error { error: &msg, code: "STREAM_INTERRUPTED", action: None },
-            );
-        }
-        if self.seen_events && !self.done {
-            let msg = "the input ended before the run's summary";
-            return self.write(
-                out,
-                &session,
-                end,
-                "",
-                Frame::Error { error: msg, code: "STREAM_INTERRUPTED", action: None },
-            );
-        }
-        Ok(())
+            format!("no frame {after} to resume after")
+        } else if self.seen_events && !self.done {
+            "the input ended before the run's summary".to_owned()
+        } else {
+            return Ok(());
+        };
+        let body = Frame::Error { error: &msg, code: "STREAM_INTERRUPTED", action: None };
+        self.write(out, Origin::closing(&session), body)
     }
 
     fn take_problems(&mut self) -> Vec<String> {
