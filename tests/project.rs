@@ -59,10 +59,8 @@ fn golden_renderings_of_every_mode() {
 
 #[test]
 fn every_project_fixture_is_used() {
-    let names: Vec<String> = std::fs::read_dir(fixture("project"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    let names: Vec<String> =
+        std::fs::read_dir(fixture("project")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     for name in &names {
         let used = CASES.iter().any(|c| {
             *name == format!("{c}.events.jsonl") || GOLDEN_MODES.iter().any(|m| *name == format!("{c}.{m}.out"))
@@ -92,7 +90,8 @@ fn normal_is_the_default_and_hides_ids_tokens_and_raw_output() {
     for hidden in ["s1:1:", "c2", "1200 in", "test parses ... FAILED", "read_file", "garbage"] {
         assert!(!normal.contains(hidden), "normal shows {hidden:?}:\n{normal}");
     }
-    for shown in ["✕ failed", "exit 101", "2.3s", "⊘ denied", "⏱ timeout", "→ allow the command", "? approval needed"] {
+    for shown in ["✕ failed", "exit 101", "2.3s", "⊘ denied", "⏱ timeout", "→ allow the command", "? approval needed"]
+    {
         assert!(normal.contains(shown), "normal lacks {shown:?}:\n{normal}");
     }
 }
@@ -102,11 +101,15 @@ fn verbose_and_debug_add_detail_in_layers() {
     let input = case_input("kitchen-sink");
     let verbose = String::from_utf8(project(&["--mode", "verbose"], &input)).unwrap();
     let debug = String::from_utf8(project(&["--mode", "debug"], &input)).unwrap();
-    for shown in ["read_file", "tokens 1200 in", "∴ The test fails", "test parses ... FAILED", "in /work/app", "[CONTEXT]"] {
+    for shown in
+        ["read_file", "tokens 1200 in", "∴ The test fails", "test parses ... FAILED", "in /work/app", "[CONTEXT]"]
+    {
         assert!(verbose.contains(shown), "verbose lacks {shown:?}:\n{verbose}");
     }
     assert!(!verbose.contains("s1:1:"), "verbose shows event ids");
-    for shown in ["s1:1:9", "correlationId=c2", "parentId=c4", "2026-01-01T00:00:09.000Z", r#"{"payload":{"toolCallId":"c2""#] {
+    for shown in
+        ["s1:1:9", "correlationId=c2", "parentId=c4", "2026-01-01T00:00:09.000Z", r#"{"payload":{"toolCallId":"c2""#]
+    {
         assert!(debug.contains(shown), "debug lacks {shown:?}");
     }
 }
@@ -128,7 +131,8 @@ fn colour_only_when_asked_for_or_on_a_terminal() {
         assert!(!project(&["--mode", mode, "--color", "never"], &input).contains(&0x1b), "{mode} --color never");
         // `bin` sets NO_COLOR; without it, auto still sees that stdout is not a terminal.
         assert!(!project(&["--mode", mode], &input).contains(&0x1b), "{mode} with NO_COLOR");
-        let out = bin("project").args(["--mode", mode]).env_remove("NO_COLOR").write_stdin(input.clone()).output().unwrap();
+        let out =
+            bin("project").args(["--mode", mode]).env_remove("NO_COLOR").write_stdin(input.clone()).output().unwrap();
         assert!(!out.stdout.contains(&0x1b), "{mode} auto into a pipe");
     }
     for mode in ["jsonl", "acp", "sse", "stream-json"] {

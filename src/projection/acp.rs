@@ -34,7 +34,7 @@ struct Notification<'a, P: Serialize> {
 #[serde(rename_all = "camelCase")]
 struct SessionNotification<'a> {
     session_id: &'a str,
-    update: Update<'a>,
+    update: SessionUpdate<'a>,
 }
 
 #[derive(Serialize)]
@@ -46,7 +46,7 @@ struct Extension<'a> {
 
 #[derive(Serialize)]
 #[serde(tag = "sessionUpdate", rename_all = "snake_case")]
-enum Update<'a> {
+enum SessionUpdate<'a> {
     UserMessageChunk(Chunk<'a>),
     AgentMessageChunk(Chunk<'a>),
     AgentThoughtChunk(Chunk<'a>),
@@ -238,7 +238,7 @@ fn announce<'a>(ev: &'a Event, s: &'a ToolStarted) -> ToolCall<'a> {
 }
 
 /// The `tool_call_update` that ends a call (a full `tool_call` when it was never announced).
-fn conclude<'a>(ev: &'a Event, t: &'a ToolEnded, call: Option<&Call>, text: &'a str) -> Update<'a> {
+fn conclude<'a>(ev: &'a Event, t: &'a ToolEnded, call: Option<&Call>, text: &'a str) -> SessionUpdate<'a> {
     let exit = t.output.as_ref().and_then(|o| o.exit_code);
     let mut minicode = Minicode::of(ev);
     minicode.outcome = Some(t.outcome);
@@ -264,8 +264,10 @@ fn conclude<'a>(ev: &'a Event, t: &'a ToolEnded, call: Option<&Call>, text: &'a 
         ..ToolCall::default()
     };
     match call {
-        Some(_) => Update::ToolCallUpdate(update),
-        None => Update::ToolCall(ToolCall { title: Some(t.name.clone()), kind: Some(acp_kind(t.kind)), ..update }),
+        Some(_) => SessionUpdate::ToolCallUpdate(update),
+        None => {
+            SessionUpdate::ToolCall(ToolCall { title: Some(t.name.clone()), kind: Some(acp_kind(t.kind)), ..update })
+        }
     }
 }
 
@@ -275,7 +277,7 @@ fn write_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
 }
 
 impl Acp {
-    fn update(&self, out: &mut dyn Write, ev: &Event, update: Update<'_>) -> io::Result<()> {
+    fn update(&self, out: &mut dyn Write, ev: &Event, update: SessionUpdate<'_>) -> io::Result<()> {
         let params = SessionNotification { session_id: &ev.session_id, update };
         write_line(out, &Notification { jsonrpc: "2.0", method: "session/update", params })
     }
@@ -297,26 +299,26 @@ impl Projection for Acp {
             Body::Text(t) if shown => {
                 let chunk = Chunk { content: ContentBlock::Text { text: &t.delta }, meta: meta(ev) };
                 let update = match t.role {
-                    crate::event::Role::User => Update::UserMessageChunk(chunk),
-                    _ => Update::AgentMessageChunk(chunk),
+                    crate::event::Role::User => SessionUpdate::UserMessageChunk(chunk),
+                    _ => SessionUpdate::AgentMessageChunk(chunk),
                 };
                 self.update(out, ev, update)?;
             }
             Body::Reasoning(r) if shown => {
                 let chunk = Chunk { content: ContentBlock::Text { text: &r.delta }, meta: meta(ev) };
-                self.update(out, ev, Update::AgentThoughtChunk(chunk))?;
+                self.update(out, ev, SessionUpdate::AgentThoughtChunk(chunk))?;
             }
             Body::TurnStarted(t) if shown => {
                 if let Some(prompt) = &t.prompt {
                     let chunk = Chunk { content: ContentBlock::Text { text: prompt }, meta: meta(ev) };
-                    self.update(out, ev, Update::UserMessageChunk(chunk))?;
+                    self.update(out, ev, SessionUpdate::UserMessageChunk(chunk))?;
                 }
                 self.extension(out, ev)?;
             }
             Body::ToolStarted(s) => {
                 self.calls.start(ev, s);
                 if shown {
-                    self.update(out, ev, Update::ToolCall(announce(ev, s)))?;
+                    self.update(out, ev, SessionUpdate::ToolCall(announce(ev, s)))?;
                 }
             }
             Body::ToolOutput(o) if shown => {
@@ -332,7 +334,7 @@ impl Projection for Acp {
                     meta: m,
                     ..ToolCall::default()
                 };
-                self.update(out, ev, Update::ToolCallUpdate(update))?;
+                self.update(out, ev, SessionUpdate::ToolCallUpdate(update))?;
             }
             Body::ToolEnded(t) => {
                 let call = self.calls.end(&ev.session_id, &t.tool_call_id);
@@ -350,7 +352,7 @@ impl Projection for Acp {
                     .iter()
                     .map(|e| PlanEntry { content: &e.content, priority: "medium", status: e.status })
                     .collect();
-                self.update(out, ev, Update::Plan(Plan { entries, meta: meta(ev) }))?;
+                self.update(out, ev, SessionUpdate::Plan(Plan { entries, meta: meta(ev) }))?;
             }
             _ if shown => self.extension(out, ev)?,
             _ => {}

@@ -173,14 +173,13 @@ impl Human {
                     self.page.owner = Some(key(&p.tool_call_id));
                 }
             }
-            Body::ToolOutput(o) => {
-                if self.level == Level::Debug {
-                    let text = self.paint.paint(Tone::Muted, &format!("│ {}", one_line(&o.delta, 200)));
-                    let call = self.calls.get(&ev.session_id, &o.tool_call_id);
-                    let indent = call.map_or_else(|| self.indent_of(ev), |c| 2 * c.depth + 2);
-                    self.page.line(out, Block::Tools, indent, text)?;
-                }
+            Body::ToolOutput(o) if self.level == Level::Debug => {
+                let text = self.paint.paint(Tone::Muted, &format!("│ {}", one_line(&o.delta, 200)));
+                let call = self.calls.get(&ev.session_id, &o.tool_call_id);
+                let indent = call.map_or_else(|| self.indent_of(ev), |c| 2 * c.depth + 2);
+                self.page.line(out, Block::Tools, indent, text)?;
             }
+            Body::ToolOutput(_) => {}
             Body::ToolEnded(p) => {
                 let k = key(&p.tool_call_id);
                 let call = self.calls.end(&k.0, &k.1);
@@ -191,19 +190,18 @@ impl Human {
                 self.page.lines(out, Block::Tools, 2 * depth + 2, &lines)?;
             }
             Body::ApprovalRequested(a) | Body::ApprovalSettled(a) => self.approval(ev, a, out)?,
-            Body::Plan(p) => {
-                if self.plan.as_ref() != Some(p) {
-                    self.plan = Some(p.clone());
-                    let mut lines = vec![self.paint.paint(Tone::Strong, "Plan")];
-                    for e in &p.entries {
-                        let mark = Mark::plan(e.status);
-                        let word = format!("{} {:<11}", mark.glyph, mark.word);
-                        lines.push(format!("  {}  {}", self.paint.paint(mark.tone, &word), one_line(&e.content, 200)));
-                    }
-                    let (block, indent) = (self.block_of(ev, Block::Note), self.indent_of(ev));
-                    self.page.lines(out, block, indent, &lines)?;
+            Body::Plan(p) if self.plan.as_ref() != Some(p) => {
+                self.plan = Some(p.clone());
+                let mut lines = vec![self.paint.paint(Tone::Strong, "Plan")];
+                for e in &p.entries {
+                    let mark = Mark::plan(e.status);
+                    let word = format!("{} {:<11}", mark.glyph, mark.word);
+                    lines.push(format!("  {}  {}", self.paint.paint(mark.tone, &word), one_line(&e.content, 200)));
                 }
+                let (block, indent) = (self.block_of(ev, Block::Note), self.indent_of(ev));
+                self.page.lines(out, block, indent, &lines)?;
             }
+            Body::Plan(_) => {}
             Body::FileChanged(f) => {
                 let owner = f.tool_call_id.as_deref().map(key);
                 let call_depth = owner.as_ref().and_then(|k| self.calls.get(&k.0, &k.1)).map(|c| c.depth);

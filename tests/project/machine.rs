@@ -55,7 +55,9 @@ fn acp_lines_validate_against_the_published_schema() {
 fn acp_uses_its_own_update_kinds_and_keeps_toolkit_detail_in_meta() {
     let lines = json_lines(&project(&["--mode", "acp"], &case_input("kitchen-sink")));
     let kinds: Vec<&str> = lines.iter().filter_map(|l| l["params"]["update"]["sessionUpdate"].as_str()).collect();
-    for k in ["agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "user_message_chunk"] {
+    for k in
+        ["agent_message_chunk", "agent_thought_chunk", "tool_call", "tool_call_update", "plan", "user_message_chunk"]
+    {
         assert!(kinds.contains(&k), "no {k} in {kinds:?}");
     }
     let failed = lines.iter().find(|l| l["params"]["update"]["_meta"]["minicode"]["type"] == "tool.failed").unwrap();
@@ -87,7 +89,8 @@ fn sse_frames_carry_session_seq_ids_and_provenance() {
         let mut last = std::collections::HashMap::new();
         for (id, event, data) in frames(&project(&["--mode", "sse"], &input)) {
             let session = data["session_id"].as_str().unwrap_or_else(|| panic!("{name}: no session_id"));
-            let seq: u64 = id.strip_prefix(&format!("{session}-")).and_then(|s| s.parse().ok()).expect("id is {session}-{seq}");
+            let seq: u64 =
+                id.strip_prefix(&format!("{session}-")).and_then(|s| s.parse().ok()).expect("id is {session}-{seq}");
             assert_eq!(seq, last.get(session).copied().unwrap_or(0) + 1, "{name}: {id} is not the next frame");
             last.insert(session.to_owned(), seq);
             assert!(EVENTS.contains(&event.as_str()), "{name}: event {event}");
@@ -119,7 +122,8 @@ fn stream_json_is_claude_shaped() {
     for (name, input) in all_inputs() {
         let lines = json_lines(&project(&["--mode", "stream-json"], &input));
         assert_eq!((lines[0]["type"].as_str(), lines[0]["subtype"].as_str()), (Some("system"), Some("init")), "{name}");
-        let results: Vec<usize> = lines.iter().enumerate().filter(|(_, l)| l["type"] == "result").map(|(i, _)| i).collect();
+        let results: Vec<usize> =
+            lines.iter().enumerate().filter(|(_, l)| l["type"] == "result").map(|(i, _)| i).collect();
         assert_eq!(results, [lines.len() - 1], "{name}: exactly one result, last");
         let last = lines.last().unwrap();
         assert!(last["is_error"].is_boolean() && last["subtype"].is_string(), "{name}: {last}");
@@ -158,9 +162,13 @@ fn stream_json_says_a_failed_command_as_claude_does() {
     assert_eq!(tool_use["message"]["content"][0]["name"], "Bash");
 }
 
-/// What the round trip must keep: each tool terminal (id, type, kind, exit code, nesting)
-/// and the run's outcome.
-fn essence(events: &[Value]) -> (Vec<(String, String, String, Option<i64>, bool)>, (bool, String, String)) {
+/// A tool terminal as the round trip must keep it: id, type, kind, exit code, nested.
+type ToolEssence = (String, String, String, Option<i64>, bool);
+/// A run's outcome: ok, status, error category.
+type Outcome = (bool, String, String);
+
+/// What the round trip must keep: each tool terminal and the run's outcome.
+fn essence(events: &[Value]) -> (Vec<ToolEssence>, Outcome) {
     let tools = events
         .iter()
         .filter(|e| {
@@ -170,7 +178,13 @@ fn essence(events: &[Value]) -> (Vec<(String, String, String, Option<i64>, bool)
         .map(|e| {
             let p = &e["payload"];
             let s = |v: &Value| v.as_str().unwrap_or_default().to_owned();
-            (s(&p["toolCallId"]), s(&e["type"]), s(&p["kind"]), p["output"]["exit_code"].as_i64(), e.get("parentId").is_some())
+            (
+                s(&p["toolCallId"]),
+                s(&e["type"]),
+                s(&p["kind"]),
+                p["output"]["exit_code"].as_i64(),
+                e.get("parentId").is_some(),
+            )
         })
         .collect();
     let s = events.last().unwrap();

@@ -98,7 +98,7 @@ impl Layout {
     /// Appends a text delta to the run `key`, starting a new run (and block) when the last
     /// thing written was anything else.
     pub fn text(&mut self, out: &mut dyn Write, key: RunKey, style: RunStyle, delta: &str) -> io::Result<()> {
-        if self.run.as_ref().is_none_or(|r| r.key != key) {
+        if !matches!(&self.run, Some(r) if r.key == key) {
             self.close_run(out)?;
             self.enter(out, style.block.unwrap_or(Block::Text))?;
             self.owner = None;
