@@ -2,5 +2,6 @@
 
 mod support;
 
+mod bad_input;
 mod normalize;
 mod project;
