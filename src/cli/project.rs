@@ -60,6 +60,9 @@ impl Command for Args {
     const NAME: &'static str = "project";
 
     fn run(self) -> anyhow::Result<Outcome> {
+        if self.after.is_some() && self.mode != Mode::Sse {
+            anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
+        }
         let color = self.mode.is_human() && self.color.enabled();
         let mut projection = self.mode.projection(Options { color, after: self.after.clone() });
         // `jsonl` must re-serialize events byte for byte; every other mode shows content,
