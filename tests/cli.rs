@@ -8,3 +8,4 @@ mod handoff;
 mod normalize;
 mod opencode;
 mod gemini;
+mod project;
