@@ -597,7 +597,9 @@ impl Engine {
     fn close_open(&mut self, outcome: Outcome) {
         let s = self.session();
         let open: Vec<String> = s.tool_order.clone();
-        let approvals: Vec<String> = s.approvals.iter().filter(|(_, a)| !a.settled).map(|(k, _)| k.clone()).collect();
+        let mut approvals: Vec<String> = s.approvals.iter().filter(|(_, a)| !a.settled).map(|(k, _)| k.clone()).collect();
+        // A HashMap's order differs between runs; the same input must give the same output.
+        approvals.sort();
         for a in approvals {
             self.settle(&a, Decision::Unknown, Source::Normalizer);
         }
