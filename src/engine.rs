@@ -604,6 +604,9 @@ impl Engine {
             self.settle(&a, Decision::Unknown, Source::Normalizer);
         }
         for id in open {
+            // A call whose approval was refused never ran: it was denied, whatever ended the turn.
+            let rejected = self.session().tools.get(&id).is_some_and(|t| t.rejected);
+            let outcome = if rejected { Outcome::Denied } else { outcome };
             let error = match outcome {
                 Outcome::Interrupted => Some(ErrorInfo {
                     category: ErrorCategory::Interrupted,
