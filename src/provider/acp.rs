@@ -5,9 +5,10 @@
 //! `session/prompt` request opens a turn and its response (`stopReason`, or a JSON-RPC
 //! error) ends it. With stdout alone the requests are missing, so updates open a turn and
 //! the response carrying `stopReason` ends it. `session/update` notifications carry text,
-//! reasoning, plans and tool calls ([`tool`], [`output`]); `session/request_permission`
-//! and its answer are approvals. Messages that carry no meaning (an `initialize` request,
-//! `session/cancel`, mode changes) are accepted silently and referenced by the next event.
+//! reasoning, plans and tool calls (modules `tool` and `output`);
+//! `session/request_permission` and its answer are approvals (module `exchange`). Messages
+//! that carry no meaning (an `initialize` request, `session/cancel`, mode changes) are
+//! accepted silently and referenced by the next event.
 
 mod exchange;
 mod output;
@@ -20,7 +21,7 @@ use serde_json::value::RawValue;
 use super::{LineError, Parse};
 use crate::engine::Engine;
 use crate::event::{ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
-use exchange::{Pending, QUIET_NOTIFICATIONS};
+use exchange::{Request, QUIET_NOTIFICATIONS};
 use tool::Tools;
 use wire::{Envelope, Implementation, Meta, SessionUpdate, ToolCall, UpdateParams, UpdateTag};
 
@@ -29,13 +30,13 @@ use wire::{Envelope, Implementation, Meta, SessionUpdate, ToolCall, UpdateParams
 pub struct Acp {
     agent: Option<Implementation>,
     dialect: Dialect,
-    /// Requests still waiting for their response, oldest first, keyed by the raw JSON id.
-    pending: Vec<(String, Pending)>,
-    /// A client→agent request was seen: the input is a transcript of both directions, so
-    /// the agent's requests will be answered in it.
+    /// Requests still waiting for their response, oldest first.
+    pending: Vec<Request>,
+    /// A client→agent request or a client's answer was seen: the input is a transcript of
+    /// both directions, so the agent's requests are answered in it.
     transcript: bool,
     tools: Tools,
-    /// A first, empty `tool_call` announcement held for one line (see [`Tools::is_placeholder`]).
+    /// A first, empty `tool_call` announcement held for one line (see `Tools::is_placeholder`).
     held: Option<(Option<String>, ToolCall)>,
 }
 

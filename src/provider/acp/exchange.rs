@@ -11,9 +11,23 @@ use crate::engine::{provider_error, Engine, UsageScope};
 use crate::event::{Decision, ErrorCategory, ErrorInfo, Outcome, Usage};
 use crate::provider::LineError;
 
+/// A request still waiting for its response.
+#[derive(Debug)]
+pub(super) struct Request {
+    /// The raw JSON id.
+    id: String,
+    /// Sent by the agent (answered by the client) rather than by the client.
+    by_agent: bool,
+    what: Pending,
+}
+
+/// At most this many requests wait for an answer: with the agent's stdout alone, the
+/// agent's own requests are never answered.
+const MAX_PENDING: usize = 1024;
+
 /// What a request was, so that its response can be read.
 #[derive(Debug)]
-pub(super) enum Pending {
+enum Pending {
     /// `initialize`, `authenticate`: an error fails the run.
     Setup,
     NewSession {
@@ -103,10 +117,10 @@ impl Acp {
             _ => Pending::Other,
         };
         self.transcript |= from_client;
-        // With the agent's stdout alone its requests are never answered: nothing to wait for.
-        if from_client || self.transcript {
-            self.pending.push((id.get().to_owned(), pending));
+        if self.pending.len() == MAX_PENDING {
+            self.pending.remove(0);
         }
+        self.pending.push(Request { id: id.get().to_owned(), by_agent: !from_client, what: pending });
         Ok(())
     }
 
@@ -168,15 +182,24 @@ impl Acp {
         }
     }
 
-    /// The latest pending request with this id that the response can answer.
+    /// The latest pending request with this id that the response can answer. Both sides
+    /// number their requests, so the id alone is not enough: the answer's shape says who
+    /// sent it where it can (a permission outcome or terminal output comes from the
+    /// client), and the agent's requests are only answered in a transcript.
     fn take_pending(&mut self, id: &str, result: &AnyResult, is_error: bool) -> Option<Pending> {
-        let fits = |p: &Pending| match p {
-            Pending::Prompt { .. } => is_error || result.stop_reason.is_some(),
-            Pending::Permission { .. } => is_error || result.outcome.is_some(),
-            _ => result.stop_reason.is_none() && result.outcome.is_none(),
+        let by_client = result.outcome.is_some() || result.output.is_some() || result.exit_status.is_some() || result.exit_code.is_some();
+        self.transcript |= by_client;
+        let transcript = self.transcript;
+        let fits = |r: &Request| {
+            let side = if r.by_agent { transcript } else { !by_client };
+            side && match r.what {
+                Pending::Prompt { .. } => is_error || result.stop_reason.is_some(),
+                Pending::Permission { .. } => is_error || result.outcome.is_some(),
+                _ => result.stop_reason.is_none() && result.outcome.is_none(),
+            }
         };
-        let i = self.pending.iter().rposition(|(k, p)| k == id && fits(p))?;
-        Some(self.pending.remove(i).1)
+        let i = self.pending.iter().rposition(|r| r.id == id && fits(r))?;
+        Some(self.pending.remove(i).what)
     }
 
     fn session_created(&self, result: AnyResult, cwd: Option<String>, engine: &mut Engine) {

@@ -247,3 +247,30 @@ fn a_completed_edit_reports_its_files_and_a_rejected_one_does_not() {
     assert!(matches!(&changed[0].body, Body::FileChanged(f) if f.path == "/w/hello.txt" && f.change == crate::event::FileChange::Add));
     assert_eq!(types(&ev).iter().filter(|t| **t == "tool.cancelled").count(), 1);
 }
+
+#[test]
+fn an_error_from_the_agent_is_not_taken_for_an_answer_to_its_own_request() {
+    // Agent stdout alone: the agent's permission request and the client's prompt share id 2.
+    let ev = run(&[
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "edit", "status": "pending", "rawInput": {"path": "/a"}})),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "session/request_permission", "params": {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": []}}),
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error: API Error: 500"}}),
+    ]);
+    assert!(ev.iter().any(|e| matches!(&e.body, Body::TurnEnded(t) if t.outcome == Outcome::Failed)), "{:?}", types(&ev));
+}
+
+#[test]
+fn a_clients_answers_are_known_by_their_shape_without_its_requests() {
+    let ev = run(&[
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "execute", "status": "in_progress",
+            "content": [{"type": "terminal", "terminalId": "term"}]})),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "terminal/output", "params": {"sessionId": "s", "terminalId": "term"}}),
+        result(json!(6), json!({"output": "ok\n", "truncated": true})),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "session/request_permission", "params": {"sessionId": "s", "toolCall": {"toolCallId": "t1"},
+            "options": [{"optionId": "yes", "kind": "allow_always"}]}}),
+        result(json!(7), json!({"outcome": {"outcome": "selected", "optionId": "yes"}})),
+    ]);
+    assert!(ev.iter().any(|e| matches!(&e.body, Body::ApprovalSettled(a) if a.decision == Some(Decision::AllowAlways))));
+    let out = ended(&ev)[0].output.as_ref().unwrap();
+    assert_eq!((out.stdout.as_deref(), out.truncated), (Some("ok\n"), true));
+}
