@@ -2,6 +2,7 @@
 
 mod support;
 
+mod acp;
 mod bad_input;
 mod docs;
 mod handoff;
