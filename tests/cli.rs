@@ -10,3 +10,5 @@ mod normalize;
 mod opencode;
 mod gemini;
 mod project;
+
+mod latency;
