@@ -1,12 +1,17 @@
 //! Terminal control bytes: ANSI CSI/OSC/DCS/APC/PM/SOS sequences (an OSC 52 clipboard write
 //! goes whole, payload included), C0/C1 controls other than `\n` and `\t`, bidi overrides.
-//! A `\r` progress line keeps only its final state; CRLF becomes LF. Visible text stays.
+//! A backspace erases the character before it, a `\r` progress line keeps only its final
+//! state, CRLF becomes LF. Visible text stays.
 
 use std::borrow::Cow;
+use std::iter::Peekable;
+use std::str::Chars;
 
 /// True when `s` has nothing [`clean`] would change: the common case, checked fast.
 pub fn is_clean(s: &str) -> bool {
     let b = s.as_bytes();
+    // Every unsafe character is a byte below 0x20, DEL, or starts with 0xc2 (C1), 0xe2
+    // (bidi controls) or 0xef (U+FEFF); only text with those bytes needs a closer look.
     !b.iter().any(|&c| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f || c == 0xc2 || c == 0xe2 || c == 0xef)
         || !s.chars().any(is_unsafe_char)
 }
@@ -29,17 +34,35 @@ fn strip_sequences(s: &str) -> String {
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\x1b' => match chars.next() {
-                Some('[') => skip_csi(&mut chars),
-                Some(']' | 'P' | '_' | '^' | 'X') => skip_string(&mut chars),
-                // Two-byte escapes (ESC 7, ESC c, ESC ( B …): drop the final byte too.
-                Some('(' | ')' | '*' | '+' | '#' | '%') => {
+            '\x1b' => match chars.peek() {
+                Some('[') => {
+                    chars.next();
+                    skip_csi(&mut chars);
+                }
+                Some(']' | 'P' | '_' | '^' | 'X') => {
+                    chars.next();
+                    skip_string(&mut chars);
+                }
+                // nF escapes (ESC ( B, ESC # 8 …): intermediates, then one final byte.
+                Some(' '..='/') => {
+                    while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                    chars.next_if(|c| ('0'..='~').contains(c));
+                }
+                // Two-byte escapes (ESC 7, ESC M, ESC c …).
+                Some('0'..='~') => {
                     chars.next();
                 }
-                Some(_) | None => {}
+                _ => {}
             },
             '\u{9b}' => skip_csi(&mut chars),
             '\u{9d}' | '\u{90}' | '\u{9f}' | '\u{9e}' | '\u{98}' => skip_string(&mut chars),
+            // A backspace moves back over the character before it on the same line, as
+            // overstruck `man` output does ("N\bN" is a bold N).
+            '\x08' => {
+                if out.ends_with(|p: char| p != '\n') {
+                    out.pop();
+                }
+            }
             '\r' | '\n' | '\t' => out.push(c),
             c if is_unsafe_char(c) => {}
             c => out.push(c),
@@ -48,32 +71,37 @@ fn strip_sequences(s: &str) -> String {
     out
 }
 
-/// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`.
-fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    for c in chars.by_ref() {
-        if ('@'..='~').contains(&c) || !(' '..='?').contains(&c) {
-            break;
-        }
-    }
+/// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`. A malformed
+/// sequence ends at the first other character, which is kept.
+fn skip_csi(chars: &mut Peekable<Chars<'_>>) {
+    while chars.next_if(|c| (' '..='?').contains(c)).is_some() {}
+    chars.next_if(|c| ('@'..='~').contains(c));
 }
 
-/// OSC/DCS/APC/PM/SOS: everything up to BEL or ST (`ESC \` or U+009C).
-fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    while let Some(c) = chars.next() {
+/// OSC/DCS/APC/PM/SOS: everything up to BEL or ST (`ESC \` or U+009C); CAN and SUB abort
+/// it. An unterminated one ends at the end of its line, so it cannot swallow later text.
+fn skip_string(chars: &mut Peekable<Chars<'_>>) {
+    while let Some(&c) = chars.peek() {
         match c {
-            '\x07' | '\u{9c}' => return,
-            '\x1b' => {
-                if chars.peek() == Some(&'\\') {
-                    chars.next();
-                }
+            '\n' => return,
+            '\x07' | '\u{9c}' | '\x18' | '\x1a' => {
+                chars.next();
                 return;
             }
-            _ => {}
+            '\x1b' => {
+                chars.next();
+                chars.next_if_eq(&'\\');
+                return;
+            }
+            _ => {
+                chars.next();
+            }
         }
     }
 }
 
-/// Each line keeps the last non-empty segment after a `\r`, as a terminal would show it.
+/// Each line keeps the last segment after a `\r` that shows anything, as a terminal
+/// would leave a progress line.
 fn resolve_carriage_returns(s: &str) -> String {
     if !s.contains('\r') {
         return s.to_owned();
@@ -83,8 +111,11 @@ fn resolve_carriage_returns(s: &str) -> String {
         if i > 0 {
             out.push('\n');
         }
-        let last = line.rsplit('\r').find(|seg| !seg.is_empty()).unwrap_or("");
-        out.push_str(last);
+        if line.contains('\r') {
+            out.push_str(line.rsplit('\r').find(|seg| !seg.trim().is_empty()).unwrap_or(""));
+        } else {
+            out.push_str(line);
+        }
     }
     out
 }
@@ -101,6 +132,7 @@ mod tests {
     #[test]
     fn progress_line_keeps_its_final_state() {
         assert_eq!(clean("progress 20%\rprogress 100%\ndone\r\n"), "progress 100%\ndone\n");
+        assert_eq!(clean("50%\r100%\r   \r"), "100%");
     }
 
     #[test]
@@ -110,8 +142,24 @@ mod tests {
     }
 
     #[test]
+    fn an_unterminated_osc_stops_at_the_end_of_its_line() {
+        assert_eq!(clean("a\x1b]52;c;c2VjcmV0\nnext line"), "a\nnext line");
+    }
+
+    #[test]
     fn controls_and_bidi_are_removed_tabs_and_newlines_kept() {
         assert_eq!(clean("a\0b\x07c\td\u{202e}e\u{85}f\n"), "abc\tdef\n");
+    }
+
+    #[test]
+    fn escapes_drop_their_final_byte_but_not_following_text() {
+        assert_eq!(clean("\x1b7saved\x1b8 \x1b(Bascii \x1b\nline"), "saved ascii \nline");
+        assert_eq!(clean("\x1b[12\nx"), "\nx");
+    }
+
+    #[test]
+    fn backspace_overstrike_keeps_one_character() {
+        assert_eq!(clean("N\x08NA\x08AM\x08ME\x08E _\x08x"), "NAME x");
     }
 
     #[test]
