@@ -120,7 +120,7 @@ impl Run {
         }
         // The common case: nothing in the raw line could change, so no string value can.
         let quick = has_only_plain_escapes(line) && !self.scrubber.may_change(line);
-        let kind = classify(line);
+        let kind = quick.then(|| canonical_kind(line)).flatten().unwrap_or_else(|| classify(line));
         match kind {
             LineKind::Event { .. } | LineKind::Json if quick => buf.extend_from_slice(line.as_bytes()),
             LineKind::Event { .. } | LineKind::Json => {
@@ -158,6 +158,19 @@ impl Run {
         self.at_summary = counts.clone();
         Ok(())
     }
+}
+
+/// The kind of a line as `normalize` writes events (`{"schema":"minicode.output.v1","eventId":…,
+/// "type":…`), told without parsing it; `None` for any other spelling. Only used for lines
+/// passed through unchanged, so a full parse is spent only where strings are rewritten.
+fn canonical_kind(line: &str) -> Option<LineKind> {
+    let rest = line.strip_prefix("{\"schema\":\"minicode.output.v1\",\"eventId\":\"")?;
+    if !line.ends_with('}') {
+        return None;
+    }
+    let after_id = &rest[memchr::memchr(b'"', rest.as_bytes())? + 1..];
+    let type_name = after_id.strip_prefix(",\"type\":\"")?;
+    Some(LineKind::Event { summary: type_name.starts_with("summary\"") })
 }
 
 fn print_stats(counts: &BTreeMap<String, u64>) {

@@ -167,7 +167,11 @@ fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String
         LineKind::Json => bound_values(t, line, buf),
         LineKind::Text => {
             let mut s = line.to_owned();
-            bound(&mut s, t.max(), t.keep_for(TextField::Raw));
+            if bound(&mut s, t.max(), t.keep_for(TextField::Raw)) && s.contains('\n') {
+                // The marker's newlines would split the line; spaces keep it one line and
+                // the same length.
+                s = s.replace('\n', " ");
+            }
             buf.extend_from_slice(s.as_bytes());
         }
     }

@@ -25,8 +25,9 @@ pub enum Check {
 }
 
 impl Check {
-    /// True when `secret`, found by a rule's pattern, is taken as a real secret.
-    pub fn accepts(self, secret: &str) -> bool {
+    /// True when `secret`, found by a rule's pattern and followed by `after` in the text,
+    /// is taken as a real secret.
+    pub fn accepts(self, secret: &str, after: &str) -> bool {
         if secret.contains("[REDACTED") {
             return false;
         }
@@ -39,7 +40,11 @@ impl Check {
             Check::DiscordId => is_discord_token(secret),
             Check::RandomLetters => letters_look_random(secret.rsplit('_').next().unwrap_or(secret)),
             Check::Password => is_password(secret),
-            Check::Assigned(min) => looks_assigned(secret, min),
+            // A value followed by `(` is a call (`getpass()`, `parenthesized!(…)`): code.
+            Check::Assigned(min) => {
+                let quoted = after.trim_start_matches('\\').starts_with(['"', '\'', '`']);
+                !after.starts_with('(') && looks_assigned(secret, min) && (quoted || !is_compound_identifier(secret))
+            }
         }
     }
 }
@@ -161,8 +166,9 @@ fn is_password(v: &str) -> bool {
 
 /// A value assigned to a secret-looking name (`API_KEY=…`, `"password": "…"`) is taken as a
 /// secret when it is at least `min` bytes, holds a letter and a digit or symbol (or is long
-/// random letters), and is not code (`os.environ`, `get_token`, `Option`), a path, a URL, a
-/// version, a word list (`my-app-secret`), a boolean or a number.
+/// random letters), and is not code (`os.environ`, `get_token`, `Option`, `*mut`), a path, a
+/// URL, a version, a word list (`my-app-secret`), a boolean or a number. (Unquoted compound
+/// identifiers, `Ed25519PrivateKey`, are rejected by the caller, which knows the quoting.)
 pub fn looks_assigned(v: &str, min: usize) -> bool {
     if v.len() < min || !v.bytes().any(|c| c.is_ascii_alphabetic()) {
         return false;
@@ -173,12 +179,46 @@ pub fn looks_assigned(v: &str, min: usize) -> bool {
     }
     let has_digit = v.bytes().any(|c| c.is_ascii_digit());
     let has_symbol = v.bytes().any(|c| !c.is_ascii_alphanumeric() && !matches!(c, b'_' | b'-' | b'.' | b':'));
+    if v.starts_with('*') {
+        return false;
+    }
     if has_digit || has_symbol {
         return !is_code_path(v);
     }
     // Letters joined by `_ - . ::`: an identifier, a word list or a dotted path, unless the
     // letters are long and random.
     v.len() >= 20 && !v.contains(['.', ':']) && letters_look_random(&v.replace(['_', '-'], ""))
+}
+
+/// `snake_case_2`, `camelCase`, `Ed25519PrivateKey`: an identifier of two or more words,
+/// the kind a type annotation or an assignment in code names. Words are the letter runs
+/// split at `_`, digits and lower-to-upper case changes; they are words when none is a lone
+/// letter, they average 3+ letters and each of 3+ letters has a vowel. About 1.5 % of
+/// random 24-character strings pass this too, which is why quoted values skip the test.
+pub fn is_compound_identifier(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+        return false;
+    }
+    let mut words: Vec<&[u8]> = Vec::new();
+    let mut start = None;
+    for (i, c) in b.iter().enumerate() {
+        let boundary = !c.is_ascii_alphabetic() || (c.is_ascii_uppercase() && i > 0 && b[i - 1].is_ascii_lowercase());
+        if boundary {
+            if let Some(s) = start.take() {
+                words.push(&b[s..i]);
+            }
+        }
+        if c.is_ascii_alphabetic() && start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        words.push(&b[s..]);
+    }
+    let letters: usize = words.iter().map(|w| w.len()).sum();
+    let vowel = |w: &&[u8]| w.iter().any(|c| b"aeiouyAEIOUY".contains(c));
+    words.len() >= 2 && words.iter().all(|w| w.len() >= 2) && letters >= 3 * words.len() && words.iter().filter(|w| w.len() >= 3).all(vowel)
 }
 
 fn is_path_or_url(v: &str) -> bool {
@@ -193,8 +233,8 @@ fn is_version(v: &str) -> bool {
     v.split('.').count() >= 2 && v.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
 }
 
-/// `a.b.c`, `A::b`, `x->y` where every part is an identifier without digits beyond a
-/// trailing version: code, not a secret.
+/// `a.b.c`, `A::b`, `ed25519.Ed25519PrivateKey` where every part is an identifier and the
+/// letters do not look random: code, not a secret.
 fn is_code_path(v: &str) -> bool {
     let parts: Vec<&str> = v.split(['.', ':']).filter(|p| !p.is_empty()).collect();
     parts.len() >= 2
@@ -202,7 +242,6 @@ fn is_code_path(v: &str) -> bool {
             let b = p.as_bytes();
             (b[0].is_ascii_alphabetic() || b[0] == b'_') && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
         })
-        && parts.iter().filter(|p| p.bytes().any(|c| c.is_ascii_digit())).count() <= 1
         && !letters_look_random(v)
 }
 
@@ -238,8 +277,15 @@ mod tests {
         for v in ["hunter22", "P@ssw0rd!", "s3cr3t-v4lue", "cGFzc3dvcmQxMjM="] {
             assert!(looks_assigned(v, 6), "{v}");
         }
-        for v in ["os.environ", "getpass.getpass", "Option", "my-app-secret", "/run/secrets/db", "1.2.3", "true", "12345678", "self.token", "AutoTokenizer"] {
+        for v in ["os.environ", "getpass.getpass", "Option", "my-app-secret", "/run/secrets/db", "1.2.3", "true", "12345678", "self.token", "AutoTokenizer", "*mut", "ed25519.Ed25519PrivateKey"] {
             assert!(!looks_assigned(v, 6), "{v}");
+        }
+        for v in ["_bindgen_ty_24", "Ed25519PrivateKey", "my_pass_12"] {
+            assert!(is_compound_identifier(v) && !Check::Assigned(6).accepts(v, ";"), "{v}");
+            assert!(Check::Assigned(6).accepts(v, "\""), "{v} quoted");
+        }
+        for v in ["hunter22", "Summer2024", "q8ZtR2mXv9LpW4nK7sYb", "a-b_c"] {
+            assert!(!is_compound_identifier(v), "{v}");
         }
     }
 

@@ -10,11 +10,64 @@ use std::str::Chars;
 /// True when `s` has nothing [`clean`] would change: the common case, checked fast.
 pub fn is_clean(s: &str) -> bool {
     let b = s.as_bytes();
-    // Every unsafe character is a byte below 0x20, DEL, or starts with 0xc2 (C1), 0xe2
-    // (bidi controls) or 0xef (U+FEFF); only text with those bytes needs a closer look.
-    !b.iter().any(|&c| (c < 0x20 && c != b'\n' && c != b'\t') || c == 0x7f || c == 0xc2 || c == 0xe2 || c == 0xef)
-        || !s.chars().any(is_unsafe_char)
+    // Every unsafe character is a byte below 0x20, DEL, or starts with 0xc2 (C1 controls),
+    // 0xe2 (bidi controls) or 0xef (U+FEFF); only those bytes need a closer look.
+    let mut i = 0;
+    while let Some(k) = next_suspect(&b[i..]) {
+        i += k;
+        let unsafe_here = match b[i] {
+            b'\n' | b'\t' => false,
+            0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
+            0xe2 => matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))),
+            0xef => b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf]),
+            _ => true,
+        };
+        if unsafe_here {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
+
+/// The index of the first byte of `b` that may begin an unsafe character. Eight bytes at a
+/// time are skipped when word arithmetic shows them printable ASCII (no byte below 0x20, at
+/// or above 0x7f), or when a table shows none of them suspect.
+fn next_suspect(b: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x2020_2020_2020_2020;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&b[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        // A byte below 0x20 borrows in `w - LOW`; a byte >= 0x80 has its top bit; 0x7f
+        // becomes 0x80 in `w + ONES`.
+        if ((w.wrapping_sub(LOW) | w | w.wrapping_add(ONES)) & HIGH) != 0 {
+            if let Some(k) = b[i..i + 8].iter().position(|&c| SUSPECT[c as usize]) {
+                return Some(i + k);
+            }
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| SUSPECT[c as usize]).map(|k| i + k)
+}
+
+/// Bytes that may begin an unsafe character (see [`is_clean`]).
+static SUSPECT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[0x7f] = true;
+    t[0xc2] = true;
+    t[0xe2] = true;
+    t[0xef] = true;
+    t
+};
 
 fn is_unsafe_char(c: char) -> bool {
     matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
@@ -164,7 +217,15 @@ mod tests {
 
     #[test]
     fn clean_text_is_borrowed() {
-        assert!(matches!(clean("héllo ✓ 日本語"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(clean("héllo ✓ 日本語 — “quoted” ¡sí!\tend\n"), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_fast_check_agrees_with_a_char_by_char_one() {
+        for c in ('\0'..='\u{3000}').chain(['\u{feff}', '\u{fffd}', '🎉']) {
+            let s = format!("a{c}b");
+            assert_eq!(super::is_clean(&s), !super::is_unsafe_char(c), "{:?}", c);
+        }
     }
 
     #[test]

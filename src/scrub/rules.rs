@@ -3,7 +3,9 @@
 //! the one place every rule, its format and its source are written down.
 //!
 //! A rule runs its regex only when one of its anchor literals occurs in the text, so the
-//! common case (no candidate anywhere) costs one keyword scan. The first capture group that
+//! common case (no candidate anywhere) costs one keyword scan. An anchor must occur in every
+//! match of its rule's pattern; rules share short anchors (`key`, `sk-`, `gl`) so that the
+//! literals stay few enough for a vectorised (Teddy) scan. The first capture group that
 //! took part in a match is what gets redacted (the whole match when there is none); the
 //! rule's [`Check`] then confirms it.
 
@@ -14,9 +16,11 @@ use super::check::Check;
 pub enum Anchor {
     /// Any of these literals, case-sensitive.
     Literal(&'static [&'static str]),
-    /// Any of these literals, ASCII case-insensitive (give them in lowercase).
-    AnyCase(&'static [&'static str]),
-    /// A hand-written scan, for the one format with no literal at all (Discord bot tokens).
+    /// Any of these words (given in lowercase) spelt lowercase, UPPERCASE or Capitalized:
+    /// `token`, `TOKEN`, `Token`, as names in code and config are written.
+    Word(&'static [&'static str]),
+    /// A hand-written scan, for formats with no literal of three bytes or more (Discord bot
+    /// tokens, Twilio `SK…`, Entra `…Q~…`): a short literal would slow the shared scan.
     Scan(fn(&str) -> bool),
 }
 
@@ -42,7 +46,7 @@ pub struct Rule {
 /// Value of a `NAME = value` assignment: quoted (no whitespace inside) or bare.
 macro_rules! assigned_value {
     () => {
-        r#"\\?["']?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&<>()\[\]{}\\]+))"#
+        r#"\\?["']?\]?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&|<>()\[\]{}\\]+))"#
     };
 }
 
@@ -60,7 +64,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "private-key-pem",
         kind: "private-key",
-        anchor: Anchor::Literal(&["PRIVATE KEY"]),
+        anchor: Anchor::Literal(&["-----BEGIN"]),
         pattern: concat!(
             r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
             r"(?:[A-Za-z0-9+/=\s:,.\\-]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
@@ -73,7 +77,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "age-secret-key",
         kind: "private-key",
-        anchor: Anchor::Literal(&["AGE-SECRET-KEY-1"]),
+        anchor: Anchor::Word(&["secret"]),
         pattern: r"\b(AGE-SECRET-KEY-1[0-9A-Z]{58})\b",
         check: Check::Format,
         format: "`AGE-SECRET-KEY-1` + 58 Bech32 characters",
@@ -82,7 +86,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gcp-service-account-base64",
         kind: "gcp-service-account",
-        anchor: Anchor::Literal(&["ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCIs", "eyJ0eXBlIjoic2VydmljZV9hY2NvdW50Ii", "eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCI"]),
+        anchor: Anchor::Literal(&["ewogICJ0eXBl", "eyJ"]),
         pattern: r"((?:ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCIs|eyJ0eXBlIjoic2VydmljZV9hY2NvdW50Ii|eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCI)[A-Za-z0-9+/]*={0,2})",
         check: Check::Format,
         format: "base64 of a service-account key file (`{\"type\": \"service_account\", …`)",
@@ -91,7 +95,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "gcp-private-key-id",
         kind: "gcp-service-account",
-        anchor: Anchor::Literal(&["private_key_id"]),
+        anchor: Anchor::Word(&["key"]),
         pattern: r#"private_key_id\\?"[ \t]*:[ \t]*\\?"([0-9a-f]{40})\\?""#,
         check: Check::Format,
         format: "`\"private_key_id\": \"<40 hex>\"` in a service-account key file (its `private_key` is a PEM block)",
@@ -138,7 +142,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "slack-token",
         kind: "slack-token",
-        anchor: Anchor::Literal(&["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-", "xoxo-", "xoxe."]),
+        anchor: Anchor::Literal(&["xox"]),
         pattern: r"\b((?:xoxe\.)?xox[abeoprs]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+){2,})",
         check: Check::Format,
         format: "`xoxb-` (bot), `xoxp-` (user), `xoxa-`/`xoxr-`/`xoxs-`/`xoxo-`, `xoxe.xoxp-` (rotating) with 3+ dash-separated parts",
@@ -156,7 +160,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "slack-webhook",
         kind: "slack-webhook",
-        anchor: Anchor::Literal(&["hooks.slack.com"]),
+        anchor: Anchor::Literal(&["hooks"]),
         pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,})",
         check: Check::Format,
         format: "`https://hooks.slack.com/services/T…/B…/<secret>` (the path is the credential)",
@@ -165,7 +169,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "stripe-key",
         kind: "stripe-key",
-        anchor: Anchor::Literal(&["sk_live_", "sk_test_", "rk_live_", "rk_test_"]),
+        anchor: Anchor::Literal(&["_live_", "_test_"]),
         pattern: r"\b((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,247})\b",
         check: Check::Format,
         format: "`sk_live_`/`sk_test_` (secret), `rk_live_`/`rk_test_` (restricted) + 20–247 base62",
@@ -183,7 +187,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "anthropic-key",
         kind: "anthropic-key",
-        anchor: Anchor::Literal(&["sk-ant-"]),
+        anchor: Anchor::Literal(&["sk-"]),
         pattern: r"\b(sk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_-]{32,})",
         check: Check::Format,
         format: "`sk-ant-api03-` (API), `sk-ant-admin01-` (admin), `sk-ant-oat01-` (OAuth) + 32+ characters",
@@ -192,7 +196,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-key",
         kind: "openai-key",
-        anchor: Anchor::Literal(&["sk-proj-", "sk-svcacct-", "sk-admin-", "sk-None-"]),
+        anchor: Anchor::Literal(&["sk-"]),
         pattern: r"\b(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{32,})",
         check: Check::Format,
         format: "`sk-proj-` (project), `sk-svcacct-` (service account), `sk-admin-`, `sk-None-` + 32+ characters",
@@ -201,7 +205,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "openai-legacy-key",
         kind: "openai-key",
-        anchor: Anchor::Literal(&["T3BlbkFJ"]),
+        anchor: Anchor::Literal(&["sk-"]),
         pattern: r"\b(sk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,})",
         check: Check::Format,
         format: "`sk-` + characters around `T3BlbkFJ` (base64 of `OpenAI`)",
@@ -246,7 +250,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "aws-secret-access-key",
         kind: "aws-secret-key",
-        anchor: Anchor::AnyCase(&["aws_secret", "aws-secret", "awssecret", "secret_access_key", "secretaccesskey", "secret-access-key"]),
+        anchor: Anchor::Word(&["secret"]),
         pattern: r#"(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)"#,
         check: Check::Format,
         format: "40 base64 characters assigned to `aws_secret_access_key` / `SecretAccessKey`",
@@ -255,7 +259,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "aws-session-token",
         kind: "aws-session-token",
-        anchor: Anchor::AnyCase(&["session_token", "sessiontoken", "session-token"]),
+        anchor: Anchor::Word(&["token"]),
         pattern: r#"(?i)session[_-]?token\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([A-Za-z0-9/+=]{100,})"#,
         check: Check::Format,
         format: "100+ base64 characters assigned to `aws_session_token` / `SessionToken`",
@@ -264,7 +268,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "signed-url",
         kind: "signed-url",
-        anchor: Anchor::Literal(&["X-Amz-Signature=", "X-Amz-Security-Token=", "X-Goog-Signature=", "sig="]),
+        anchor: Anchor::Literal(&["X-Amz-", "X-Goog-", "sig="]),
         pattern: r"(?:X-Amz-Signature=([0-9a-f]{64})|X-Amz-Security-Token=([A-Za-z0-9%/+=_-]{40,})|X-Goog-Signature=([0-9a-f]{64,})|[?&]sig=([A-Za-z0-9%+/=]{30,}))",
         check: Check::Format,
         format: "the signature (and session token) of an S3 / GCS presigned URL or an Azure SAS (`sig=`)",
@@ -273,7 +277,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "azure-storage-key",
         kind: "azure-storage-key",
-        anchor: Anchor::AnyCase(&["accountkey="]),
+        anchor: Anchor::Word(&["key"]),
         pattern: r"(?i)AccountKey=([A-Za-z0-9+/]{86}==)",
         check: Check::Format,
         format: "`AccountKey=` + 88 base64 in a storage connection string",
@@ -282,7 +286,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "azure-shared-access-key",
         kind: "azure-sas-key",
-        anchor: Anchor::AnyCase(&["sharedaccesskey="]),
+        anchor: Anchor::Word(&["key"]),
         pattern: r"(?i)SharedAccessKey=([A-Za-z0-9+/]{42,43}=)",
         check: Check::Format,
         format: "`SharedAccessKey=` + 44 base64 (Service Bus, Event Hubs, IoT Hub)",
@@ -291,7 +295,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "azure-client-secret",
         kind: "azure-client-secret",
-        anchor: Anchor::Literal(&["Q~"]),
+        anchor: Anchor::Scan(has_q_tilde),
         pattern: r"(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)",
         check: Check::Format,
         format: "Entra ID (Azure AD) client secret: 3 characters, a digit, `Q~`, 31–34 characters",
@@ -318,8 +322,8 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "npmrc-auth",
         kind: "npm-token",
-        anchor: Anchor::AnyCase(&["_authtoken", "_auth", "_password"]),
-        pattern: r#"(?i)(?:_authToken|_auth|_password)[ \t]*=[ \t]*["']?([^\s"']+)"#,
+        anchor: Anchor::Literal(&["_auth", "_password"]),
+        pattern: r#"(?:^|[:\s])(?:_authToken|_auth|_password)[ \t]*=[ \t]*["']?([^\s"']+)"#,
         check: Check::Assigned(8),
         format: "`_authToken=`, `_auth=`, `_password=` in `.npmrc`",
         source: "https://docs.npmjs.com/cli/configuring-npm/npmrc#auth-related-configuration",
@@ -327,7 +331,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "pypi-token",
         kind: "pypi-token",
-        anchor: Anchor::Literal(&["pypi-AgE"]),
+        anchor: Anchor::Literal(&["pypi-"]),
         pattern: r"\b(pypi-AgE[A-Za-z0-9_-]{50,})",
         check: Check::Format,
         format: "`pypi-AgE…` macaroon (`pypi-AgEIcHlwaS5vcmc…` for pypi.org)",
@@ -345,7 +349,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "twilio-api-key",
         kind: "twilio-key",
-        anchor: Anchor::Literal(&["SK"]),
+        anchor: Anchor::Scan(has_twilio_sid),
         pattern: r"\b(SK[0-9a-f]{32})\b",
         check: Check::Format,
         format: "`SK` + 32 lowercase hex (API key SID with its secret nearby)",
@@ -354,7 +358,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "twilio-auth-token",
         kind: "twilio-key",
-        anchor: Anchor::AnyCase(&["twilio"]),
+        anchor: Anchor::Word(&["token"]),
         pattern: r#"(?i)twilio[a-z_]*?(?:auth)?[_-]?token\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([0-9a-f]{32})\b"#,
         check: Check::Format,
         format: "32 hex assigned to a `TWILIO_…AUTH_TOKEN` name",
@@ -372,7 +376,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "discord-webhook",
         kind: "discord-webhook",
-        anchor: Anchor::AnyCase(&["discord"]),
+        anchor: Anchor::Literal(&["hooks"]),
         pattern: r"(?i)discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([A-Za-z0-9_-]{60,68})",
         check: Check::Format,
         format: "`discord.com/api/webhooks/<id>/<68-character token>`",
@@ -399,7 +403,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "digitalocean-token",
         kind: "digitalocean-token",
-        anchor: Anchor::Literal(&["dop_v1_", "doo_v1_", "dor_v1_"]),
+        anchor: Anchor::Literal(&["_v1_"]),
         pattern: r"\b(do[opr]_v1_[a-f0-9]{64})\b",
         check: Check::Format,
         format: "`dop_v1_` (personal), `doo_v1_` (OAuth), `dor_v1_` (refresh) + 64 hex",
@@ -408,7 +412,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "shopify-token",
         kind: "shopify-token",
-        anchor: Anchor::Literal(&["shpat_", "shpca_", "shppa_", "shpss_"]),
+        anchor: Anchor::Literal(&["shp"]),
         pattern: r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b",
         check: Check::Format,
         format: "`shpat_`, `shpca_`, `shppa_`, `shpss_` + 32 hex",
@@ -471,7 +475,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "sentry-token",
         kind: "sentry-token",
-        anchor: Anchor::Literal(&["sntrys_", "sntryu_"]),
+        anchor: Anchor::Literal(&["sntry"]),
         pattern: r"\b(sntrys_eyJ[A-Za-z0-9+/=_-]{60,}|sntryu_[a-f0-9]{64})",
         check: Check::Format,
         format: "`sntrys_` (organisation, base64 JSON) / `sntryu_` (user, 64 hex)",
@@ -489,7 +493,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "doppler-token",
         kind: "doppler-token",
-        anchor: Anchor::Literal(&["dp.pt.", "dp.st.", "dp.sa.", "dp.ct.", "dp.scim.", "dp.audit."]),
+        anchor: Anchor::Literal(&["dp."]),
         pattern: r"\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44})\b",
         check: Check::Format,
         format: "`dp.pt.` (personal), `dp.st.` (service), `dp.sa.`, `dp.ct.`, `dp.scim.`, `dp.audit.` + 40–44 base62",
@@ -534,7 +538,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "connection-string-password",
         kind: "connection-string",
-        anchor: Anchor::AnyCase(&["password", "pwd"]),
+        anchor: Anchor::Word(&["pass", "pwd"]),
         pattern: r#"(?i)(?:;[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;"'\r\n]+)|\b(?:password|pwd)[ \t]*=[ \t]*([^;"'\r\n]+);)"#,
         check: Check::Password,
         format: "`Password=`/`Pwd=` inside a `key=value;` connection string (ADO.NET, ODBC, JDBC)",
@@ -543,8 +547,8 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "authorization-header",
         kind: "authorization-header",
-        anchor: Anchor::AnyCase(&["authorization"]),
-        pattern: r#"(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?(?:(?:bearer|basic|token|bot|apikey|api-key|key|sso-key|otp|negotiate|ntlm)[ \t]+)?([^\s"',;\\]+)"#,
+        anchor: Anchor::Word(&["authorization"]),
+        pattern: r#"(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*:[ \t]*\\?["']?(?:(?:bearer|basic|token|bot|apikey|api-key|key|sso-key|otp|negotiate|ntlm)[ \t]+)?([^\s"',;()\\]+)"#,
         check: Check::Assigned(8),
         format: "the credential of an `Authorization:` / `Proxy-Authorization:` header (Bearer, Basic, token, Bot, …)",
         source: "RFC 9110 §11.6.2",
@@ -552,9 +556,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "api-key-header",
         kind: "authorization-header",
-        anchor: Anchor::AnyCase(&[
-            "x-api-key", "api-key", "x-auth-token", "private-token", "x-access-token", "ocp-apim-subscription-key", "x-functions-key",
-        ]),
+        anchor: Anchor::Word(&["key", "token"]),
         pattern: r#"(?i)\b(?:x-api-key|api-key|x-auth-token|private-token|x-goog-api-key|x-access-token|ocp-apim-subscription-key|x-functions-key)\\?["']?[ \t]*:[ \t]*\\?["']?([^\s"',;\\]+)"#,
         check: Check::Assigned(8),
         format: "the value of an API-key header (`X-Api-Key`, `api-key`, `PRIVATE-TOKEN`, `X-Goog-Api-Key`, …)",
@@ -563,7 +565,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "cli-user-password",
         kind: "password",
-        anchor: Anchor::Literal(&["-u ", "--user "]),
+        anchor: Anchor::Literal(&["-u ", "--user"]),
         pattern: r#"(?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"']+)"#,
         check: Check::Assigned(4),
         format: "`curl -u user:password`, `--user user:password`",
@@ -572,7 +574,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "cli-secret-flag",
         kind: "secret",
-        anchor: Anchor::AnyCase(&["--pass", "--token", "--api", "--secret", "--client-secret", "--auth-token", "--access-token"]),
+        anchor: Anchor::Word(&["pass", "token", "key", "secret"]),
         pattern: r#"(?i)(?:^|\s)--(?:password|passwd|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:=|[ \t]+)["']?([^\s"']+)"#,
         check: Check::Assigned(8),
         format: "`--password X`, `--token=X`, `--api-key X`, … on a command line",
@@ -581,9 +583,9 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "password-assignment",
         kind: "password",
-        anchor: Anchor::AnyCase(&["pass", "pwd"]),
+        anchor: Anchor::Word(&["pass", "pwd"]),
         pattern: concat!(
-            r"(?:(?i:passw(?:or)?d|passphrase)|(?:^|(?-i:[^a-z]))(?i:pass|pwd)|(?-i:[a-z]P)(?i:ass|wd))",
+            r"(?:(?i:passw(?:or)?d|passphrase)|(?:^|[^A-Za-z])(?i:pass|pwd)|(?-i:[a-z]P)(?i:ass|wd))",
             assigned_value!()
         ),
         check: Check::Assigned(6),
@@ -593,7 +595,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "secret-assignment",
         kind: "secret",
-        anchor: Anchor::AnyCase(&["secret", "token", "key", "credential"]),
+        anchor: Anchor::Word(&["secret", "token", "key", "credential"]),
         pattern: concat!(
             r"(?i:secret(?:[_.-]?(?:access[_.-]?)?key)?|token|(?:api|access|private|signing|encryption|master|auth|client|app|account|service)[_.-]?key|credentials?)",
             assigned_value!()
@@ -612,4 +614,17 @@ pub fn has_dotted_token(s: &str) -> bool {
     memchr::memchr_iter(b'.', b).any(|i| {
         i >= 23 && i + 8 < b.len() && b[i + 7] == b'.' && b[i + 1..i + 7].iter().all(tok) && b[i - 23..i].iter().all(tok)
     })
+}
+
+/// The anchor of Twilio API key SIDs: `SK` and 32 lowercase hex.
+pub fn has_twilio_sid(s: &str) -> bool {
+    static SK: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let b = s.as_bytes();
+    SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))))
+}
+
+/// The anchor of Entra ID client secrets: a digit, then `Q~`.
+pub fn has_q_tilde(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'~', b).any(|i| i >= 2 && b[i - 1] == b'Q' && b[i - 2].is_ascii_digit())
 }
