@@ -3,3 +3,5 @@
 mod support;
 
 mod normalize;
+mod scrub;
+mod truncate;
