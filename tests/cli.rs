@@ -12,3 +12,5 @@ mod gemini;
 mod project;
 
 mod latency;
+mod scrub;
+mod truncate;
