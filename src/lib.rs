@@ -13,4 +13,5 @@ pub mod io;
 pub mod provider;
 pub mod cli;
 pub mod scrub;
+pub mod summarize;
 pub mod truncate;
