@@ -75,6 +75,9 @@ pub fn to_markdown(r: &Report) -> String {
         usage.row(usage_row("**Total**".into(), &t.usage, t.cost, &words::tally(&t.context.reasons), t.budget));
     }
     usage.write(&mut out, "Usage, cost, context and budget");
+    if r.sessions.len() > 1 && t.sessions_without_usage > 0 && !t.usage.is_empty() {
+        let _ = writeln!(out, "_The totals count only the sessions that report usage; {} report none._\n", count(t.sessions_without_usage, "session", "sessions"));
+    }
     let i = &r.input;
     let mut health = Table::new(&["Runs>", "Not ok>", "Incomplete>", "Lines>", "Events>", "Raw>", "Unknown types>", "Oversized>", "Redactions", "Unreadable>"]);
     let n = [r.runs.total, r.runs.failed, r.runs.incomplete, i.lines, i.events, i.raw, i.unknown_types, i.oversized];
