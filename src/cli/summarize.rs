@@ -113,7 +113,8 @@ fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, 
                     diag.say(&format!("{}: document {n}: {e}", source.name()));
                 }
             }
-        });
+        })
+        .with_context(|| format!("reading {}", source.name()))?;
     }
     Ok((total, rejected))
 }

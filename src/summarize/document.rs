@@ -153,15 +153,20 @@ impl Report {
     }
 
     /// Reads every document in `input` (documents may follow each other), calling `on` with
-    /// each report or with why it could not be read. A document that cannot be parsed ends
-    /// the reading of `input`.
-    pub fn read_documents(input: impl Read, mut on: impl FnMut(Result<Report, String>)) {
+    /// each report or with why it is not one. A document that cannot be parsed ends the
+    /// reading of `input`; only a failure to read is an error.
+    pub fn read_documents(input: impl Read, mut on: impl FnMut(Result<Report, String>)) -> std::io::Result<()> {
         for doc in serde_json::Deserializer::from_reader(input).into_iter::<DocumentIn>() {
             match doc {
                 Ok(d) => on(Report::try_from(d)),
-                Err(e) => return on(Err(format!("not a summarize JSON document: {e}"))),
+                Err(e) if e.is_io() => return Err(e.into()),
+                Err(e) => {
+                    on(Err(format!("not a summarize JSON document: {e}")));
+                    break;
+                }
             }
         }
+        Ok(())
     }
 }
 

@@ -252,7 +252,7 @@ fn events_of(tag: &str, ops: &[Op], rec: Option<(bool, bool, Option<u64>)>) -> V
 
 fn reread(r: &Report) -> Report {
     let mut got = Vec::new();
-    Report::read_documents(r.to_json().as_bytes(), |d| got.push(d.expect("reads back")));
+    Report::read_documents(r.to_json().as_bytes(), |d| got.push(d.expect("reads back"))).unwrap();
     assert_eq!(got.len(), 1);
     got.pop().unwrap()
 }
