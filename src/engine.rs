@@ -208,8 +208,7 @@ impl Engine {
         s.turn += 1;
         s.turn_open = true;
         s.turns += 1;
-        s.turn_start = None;
-        let t = self.time();
+        let t = self.stamp();
         self.session().turn_start = Some(t);
         let corr = self.turn_correlation();
         self.emit(
@@ -244,10 +243,11 @@ impl Engine {
             _ => Outcome::Interrupted,
         };
         self.close_open(tool_outcome);
-        let duration = self.session().turn_start.map(|s| (self.time() - s).max(0) as u64);
+        let now = self.stamp();
+        let duration = self.session().turn_start.and_then(|start| elapsed(start, now));
         let s = self.session();
         s.turn_open = false;
-        let duration_ms = s.turn_duration.take().or(duration.filter(|&d| d > 0));
+        let duration_ms = s.turn_duration.take().or(duration);
         let error = error.or_else(|| {
             outcome.default_category().map(|category| ErrorInfo {
                 message: format!("the turn ended {}", outcome.as_str()),
@@ -300,7 +300,7 @@ impl Engine {
     /// Announces a tool call. A second announcement of the same id only refines what is
     /// known (command, input) and emits nothing; an id that already ended is ignored.
     pub fn tool_started(&mut self, started: ToolStarted, ctx: ToolContext) {
-        let t = self.time();
+        let t = self.stamp();
         let s = self.session();
         if s.closed_tools.contains(&started.tool_call_id) {
             return;
@@ -406,7 +406,7 @@ impl Engine {
 
     fn finish_tool(&mut self, id: &str, outcome: Outcome, error: Option<ErrorInfo>, source: Source) {
         let bound = self.bound;
-        let now = self.time();
+        let now = self.stamp();
         let s = self.session();
         let Some(tool) = s.tools.remove(id) else { return };
         s.closed_tools.insert(id.to_owned());
@@ -421,7 +421,7 @@ impl Engine {
             };
             Some(ErrorInfo { category, message, action: None })
         });
-        let duration_ms = (now > tool.started_at).then(|| (now - tool.started_at) as u64);
+        let duration_ms = elapsed(tool.started_at, now);
         let body = Body::ToolEnded(ToolEnded {
             outcome,
             tool_call_id: id.to_owned(),
@@ -663,7 +663,16 @@ impl Engine {
     // ------------------------------------------------------------- emitting ----
 
     fn time(&self) -> Millis {
-        self.provider_time.unwrap_or(self.read_time)
+        self.stamp().0
+    }
+
+    /// The current time and whether the provider said it; durations are only measured
+    /// between two instants of the same origin.
+    fn stamp(&self) -> Stamp {
+        match self.provider_time {
+            Some(t) => (t, true),
+            None => (self.read_time, false),
+        }
     }
 
     fn emit(&mut self, body: Body, meta: Meta) {
@@ -691,6 +700,14 @@ impl Engine {
         self.health.events += 1;
         self.out.push(event);
     }
+}
+
+/// An instant and whether the provider said it (else it is when the line was read).
+type Stamp = (Millis, bool);
+
+/// Milliseconds from `start` to `end` when both have the same origin and time moved.
+fn elapsed(start: Stamp, end: Stamp) -> Option<u64> {
+    (start.1 == end.1 && end.0 > start.0).then(|| (end.0 - start.0) as u64)
 }
 
 fn interrupted_error() -> ErrorInfo {

@@ -45,6 +45,21 @@ impl LineError {
         }
     }
 
+    /// Classifies a line a dialect's wire type failed to parse: a `type` the dialect does
+    /// not define (`known`) is `UnknownType`, a known one that does not fit is a shape error,
+    /// anything else is not JSON.
+    pub fn classify(line: &str, e: serde_json::Error, known: &[&str]) -> LineError {
+        #[derive(Deserialize)]
+        struct Tag<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: Cow<'a, str>,
+        }
+        match serde_json::from_str::<Tag>(line) {
+            Ok(t) if !known.contains(&t.kind.as_ref()) => LineError::UnknownType(t.kind.into_owned()),
+            _ => LineError::from_json(e),
+        }
+    }
+
     fn reason(&self) -> RawReason {
         match self {
             LineError::NotJson(_) => RawReason::NotJson,

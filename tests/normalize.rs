@@ -8,3 +8,125 @@ use crate::support::*;
 fn golden_codex() {
     golden_dir("codex", &[]);
 }
+
+#[test]
+fn golden_claude() {
+    golden_dir("claude", &[]);
+}
+
+#[test]
+fn help_names_the_providers_and_exit_codes() {
+    bin("normalize")
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("--from").and(predicate::str::contains("Exit status")));
+}
+
+#[test]
+fn unknown_flag_is_a_usage_error() {
+    bin("normalize").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
+    bin("normalize").args(["--from", "nope"]).assert().code(2).stderr(predicate::str::contains("unknown provider"));
+}
+
+#[test]
+fn empty_input_gives_one_failed_summary_and_exit_1() {
+    let out = bin("normalize").write_stdin("").assert().code(1).stderr(predicate::str::contains("empty")).get_output().stdout.clone();
+    let events = json_lines(&out);
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["type"], "summary");
+    assert_eq!(events[0]["ok"], false);
+    assert_eq!(events[0]["error"]["category"], "INPUT_ERROR");
+}
+
+#[test]
+fn garbage_lines_are_kept_as_raw_events_and_named_on_stderr() {
+    let assert = bin("normalize").write_stdin("hello\n\u{1b}[31mnot json\n").assert().code(1);
+    assert.stderr(predicate::str::contains("line 1").and(predicate::str::contains("line 2")));
+    let out = bin("normalize").write_stdin("hello\n\u{1b}[31mnot json\n").output().unwrap().stdout;
+    let events = json_lines(&out);
+    let raws: Vec<&str> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
+    assert_eq!(raws, ["hello", "not json"]);
+    assert_eq!(events.last().unwrap()["ok"], false);
+}
+
+#[test]
+fn a_stream_cut_mid_command_is_interrupted_by_the_normalizer() {
+    let input = read("codex/exit4.input.jsonl");
+    let cut: Vec<&[u8]> = input.split(|&b| b == b'\n').take(4).collect();
+    let mut stream = cut.join(&b"\n"[..]);
+    stream.extend_from_slice(b"\n{\"type\":\"item.comp");
+    let events = json_lines(&run("normalize", &[], &stream));
+    let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(&types[types.len() - 4..], ["raw", "tool.interrupted", "turn.interrupted", "summary"]);
+    assert!(events[events.len() - 3..events.len() - 1].iter().all(|e| e["source"] == "normalizer"));
+    assert_eq!(events.last().unwrap()["error"]["category"], "INTERRUPTED");
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("normalize"))
+        .arg(fixture("claude/bigout.input.jsonl"))
+        .arg(fixture("codex/bigout.input.jsonl"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(status.success(), "exit {status:?}, stderr {err}");
+    assert_eq!(err, "");
+}
+
+#[test]
+fn same_input_same_bytes_with_source_date_epoch() {
+    let input = read("claude/subagent.input.jsonl");
+    assert_eq!(run("normalize", &[], &input), run("normalize", &[], &input));
+}
+
+#[test]
+fn every_line_is_referenced_and_crlf_bom_invalid_utf8_work() {
+    let input = b"\xef\xbb\xbf{\"type\":\"thread.started\",\"thread_id\":\"t\"}\r\n{\"type\":\"turn.started\"}\r\n\r\n{\"type\":\"item.completed\",\"item\":{\"id\":\"a\",\"type\":\"agent_message\",\"text\":\"caf\xe9\"}}\r\n{\"type\":\"turn.completed\"}";
+    let events = json_lines(&run("normalize", &[], input));
+    let mut lines: Vec<u64> = Vec::new();
+    for e in &events {
+        let first = e["rawRef"]["line"].as_u64().unwrap();
+        let last = e["rawRef"]["endLine"].as_u64().unwrap_or(first);
+        lines.extend(first..=last);
+    }
+    for n in [1, 2, 4, 5] {
+        assert!(lines.contains(&n), "line {n} unreferenced");
+    }
+    let text = events.iter().find(|e| e["type"] == "text").unwrap();
+    assert_eq!(text["payload"]["delta"], "caf\u{fffd}");
+    assert_eq!(events.last().unwrap()["ok"], true);
+}
+
+#[test]
+fn forcing_the_wrong_provider_says_so() {
+    bin("normalize")
+        .args(["--from", "claude"])
+        .arg(fixture("codex/text.input.jsonl"))
+        .assert()
+        .stderr(predicate::str::contains("looks like codex output"));
+}
+
+#[test]
+fn claude_exit_code_text_is_metadata() {
+    let events = json_lines(&run("normalize", &[], &read("claude/exit4.input.jsonl")));
+    let failed = events.iter().find(|e| e["type"] == "tool.failed").unwrap();
+    assert_eq!(failed["payload"]["output"]["exit_code"], 4);
+    assert_eq!(failed["payload"]["output"]["stdout"], "line1\nline2");
+}
+
+#[test]
+fn claude_partial_messages_do_not_duplicate_text() {
+    let events = json_lines(&run("normalize", &[], &read("claude/text-partial.input.jsonl")));
+    let text: String = events.iter().filter(|e| e["type"] == "text").map(|e| e["payload"]["delta"].as_str().unwrap()).collect();
+    assert_eq!(text.matches("Hello from the mock model.").count(), 1);
+}

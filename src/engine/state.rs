@@ -15,7 +15,7 @@ pub(super) struct SessionState {
     pub turn: u64,
     pub turns: u64,
     pub turn_open: bool,
-    pub turn_start: Option<Millis>,
+    pub turn_start: Option<(Millis, bool)>,
     pub turn_duration: Option<u64>,
     pub duration_ms: Option<u64>,
     pub tools: HashMap<String, ToolState>,
@@ -75,14 +75,14 @@ pub(super) struct ToolState {
     pub kind: ToolKind,
     pub command: Option<String>,
     pub parent_id: Option<String>,
-    pub started_at: Millis,
+    pub started_at: (Millis, bool),
     pub shell: ShellAccumulator,
     /// Its approval was rejected: a failed or cancelled end is a denial.
     pub rejected: bool,
 }
 
 impl ToolState {
-    pub fn new(s: &ToolStarted, parent_id: Option<String>, started_at: Millis) -> ToolState {
+    pub fn new(s: &ToolStarted, parent_id: Option<String>, started_at: (Millis, bool)) -> ToolState {
         ToolState {
             name: s.name.clone(),
             kind: s.kind,

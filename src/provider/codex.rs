@@ -105,7 +105,7 @@ enum Phase {
 
 impl Parse for Codex {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let wire: Wire = serde_json::from_str(line).map_err(|e| unknown_or(line, e))?;
+        let wire: Wire = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &KNOWN))?;
         match wire {
             Wire::ThreadStarted { thread_id } => {
                 engine.session_started(thread_id.as_deref(), SessionStarted { provider: "codex".into(), ..Default::default() })
@@ -137,19 +137,6 @@ impl Parse for Codex {
             Wire::ItemCompleted { item } => return item_event(engine, item, Phase::Completed, line),
         }
         Ok(())
-    }
-}
-
-/// A line of a type the dialect does not define is `unknown_type`, not a shape error.
-fn unknown_or(line: &str, e: serde_json::Error) -> LineError {
-    #[derive(Deserialize)]
-    struct Tag {
-        #[serde(rename = "type")]
-        kind: String,
-    }
-    match serde_json::from_str::<Tag>(line) {
-        Ok(t) if !KNOWN.contains(&t.kind.as_str()) => LineError::UnknownType(t.kind),
-        _ => LineError::from_json(e),
     }
 }
 
