@@ -5,20 +5,28 @@ use std::process::Output;
 
 use crate::support::*;
 
-/// The canonical streams the goldens summarize: `(case, events file)`.
+/// The providers whose normalized captures the goldens summarize.
+const PROVIDERS: [&str; 2] = ["claude", "codex"];
+
+/// The canonical streams the goldens summarize: `(case, events file)`, e.g.
+/// `("codex-exit4", "codex/exit4.events.jsonl")`.
 fn cases() -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = std::fs::read_dir(fixture("codex"))
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter_map(|n| Some((format!("codex-{}", n.strip_suffix(".events.jsonl")?), format!("codex/{n}"))))
+    let mut v: Vec<(String, String)> = PROVIDERS
+        .iter()
+        .flat_map(|dir| {
+            std::fs::read_dir(fixture(dir))
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter_map(move |n| Some((format!("{dir}-{}", n.strip_suffix(".events.jsonl")?), format!("{dir}/{n}"))))
+        })
         .collect();
     v.sort();
     v
 }
 
-/// Every case's events, one after the other: several runs in one input.
-fn all_events() -> Vec<u8> {
-    cases().iter().flat_map(|(_, f)| read(f)).collect()
+/// Every case of one provider, one after the other: several runs in one input.
+fn all_events(provider: &str) -> Vec<u8> {
+    cases().iter().filter(|(c, _)| c.starts_with(provider)).flat_map(|(_, f)| read(f)).collect()
 }
 
 const FORMATS: [(&str, &str); 3] = [("json", "json"), ("text", "txt"), ("markdown", "md")];
@@ -30,7 +38,7 @@ fn summarize(args: &[&str], input: &[u8]) -> Output {
 #[test]
 fn golden_reports_in_every_format() {
     let mut inputs: Vec<(String, Vec<u8>)> = cases().into_iter().map(|(c, f)| (c, read(&f))).collect();
-    inputs.push(("codex-all".into(), all_events()));
+    inputs.extend(PROVIDERS.iter().map(|p| (format!("{p}-all"), all_events(p))));
     let mut failures = Vec::new();
     let mut expected = std::collections::BTreeSet::new();
     for (case, input) in &inputs {
@@ -143,12 +151,12 @@ fn merged_summaries_equal_one_summary_of_all_runs_in_any_grouping() {
     let dir = std::env::temp_dir().join(format!("summarize-merge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut docs = Vec::new();
-    for (case, file) in cases() {
+    for (case, file) in cases().into_iter().filter(|(c, _)| c.starts_with("codex")) {
         let path = dir.join(format!("{case}.json"));
         std::fs::write(&path, summarize(&["--format", "json"], &read(&file)).stdout).unwrap();
         docs.push(path);
     }
-    let whole = summarize(&["--format", "json"], &all_events()).stdout;
+    let whole = summarize(&["--format", "json"], &all_events("codex")).stdout;
     let files: Vec<&str> = docs.iter().map(|p| p.to_str().unwrap()).collect();
     let merged = summarize(&[&["--merge", "--format", "json"][..], &files].concat(), b"");
     assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
@@ -160,7 +168,7 @@ fn merged_summaries_equal_one_summary_of_all_runs_in_any_grouping() {
     assert_eq!(summarize(&["--merge", "--format", "json"], &[l, r].concat()).stdout, whole);
     // And render like a summary of the streams.
     let text = summarize(&["--merge"], &std::fs::read(&docs[0]).unwrap()).stdout;
-    assert_eq!(text, summarize(&[], &read(&cases()[0].1)).stdout);
+    assert_eq!(text, summarize(&[], &read("codex/ansi.events.jsonl")).stdout);
     std::fs::remove_dir_all(&dir).ok();
 }
 
