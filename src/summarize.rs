@@ -36,6 +36,7 @@ pub use collect::Summarizer;
 pub use document::{Totals, SCHEMA};
 pub use figures::{Budget, ByKind, Context, Cost, Tokens};
 pub use markdown::to_markdown;
+pub use merge::Merger;
 pub use model::{limits, Failure, Input, PlanState, Report, Runs, SessionReport, Shell, ShellLine, ToolLine};
 pub use tally::{Files, Tally};
 pub use text::to_text;

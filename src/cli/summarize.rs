@@ -6,7 +6,7 @@ use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
-use crate::summarize::{to_markdown, to_text, Report, Summarizer};
+use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
 
 /// Summarize agent runs: outcome, errors, tools, shell commands, files, usage, input health.
 ///
@@ -98,7 +98,7 @@ impl Command for Args {
 
 /// Reads and merges every document of every source, in order.
 fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, bool)> {
-    let mut total = Report::default();
+    let mut total = Merger::new();
     let mut rejected = false;
     for source in sources {
         let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
@@ -106,15 +106,15 @@ fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, 
         Report::read_documents(input, |doc| {
             n += 1;
             match doc {
-                Ok(r) => total.merge(r),
+                Ok(r) => total.add(r),
                 Err(e) => {
                     rejected = true;
-                    total.input.invalid += 1;
+                    total.count_invalid();
                     diag.say(&format!("{}: document {n}: {e}", source.name()));
                 }
             }
         })
         .with_context(|| format!("reading {}", source.name()))?;
     }
-    Ok((total, rejected))
+    Ok((total.finish(), rejected))
 }

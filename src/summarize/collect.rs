@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::clip::{clip, clip_opt, clip_tail};
 use super::figures::{add_cost, add_opt, add_tokens, tokens_of, Budget, Cost, Tokens};
-use super::merge::extend_bounded;
+use super::merge::{extend_bounded, Merger};
 use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, ToolLine};
 use crate::event::*;
 
@@ -20,7 +20,7 @@ const OPEN_TOOLS: usize = 1024;
 /// Summarizes canonical events as they are read, keeping only counters and bounded excerpts.
 #[derive(Debug, Default)]
 pub struct Summarizer {
-    done: Report,
+    done: Merger,
     run: Run,
 }
 
@@ -67,7 +67,7 @@ impl Summarizer {
 
     /// Counts an input line that was not a canonical event.
     pub fn invalid(&mut self) {
-        self.done.input.invalid += 1;
+        self.done.count_invalid();
     }
 
     /// The report; a run whose stream ended without a `summary` record counts as incomplete.
@@ -75,7 +75,7 @@ impl Summarizer {
         if self.run.active {
             self.commit(None);
         }
-        self.done
+        self.done.finish()
     }
 
     fn commit(&mut self, record: Option<(&Summary, Option<Status>)>) {
@@ -107,7 +107,7 @@ impl Summarizer {
         };
         report.runs.failed = u64::from(failure.is_some());
         report.failure = failure;
-        self.done.merge(report);
+        self.done.add(report);
     }
 }
 

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::clip::{clip, clip_opt, clip_tail};
 use super::collect::bounded;
 use super::figures::{add_cost, add_opt, add_tokens, Budget, ByKind, Context, Cost, Tokens};
+use super::merge::Merger;
 use super::model::{limits, Failure, Input, Report, Runs, SessionReport, Shell};
 use crate::event::{ErrorCategory, ErrorInfo, Status, ToolCounts};
 
@@ -182,12 +183,13 @@ impl TryFrom<DocumentIn> for Report {
             error: d.error.as_ref().map(bounded),
             during: clip_opt(d.during.as_deref(), limits::MESSAGE),
         });
-        let mut report = Report { runs: d.runs, failure, input: d.input, sessions: Vec::new() };
+        let mut m = Merger::new();
+        m.add(Report { runs: d.runs, failure, input: d.input, sessions: Vec::new() });
         for mut s in d.sessions {
             bound_session(&mut s);
-            report.merge(Report { sessions: vec![s], ..Report::default() });
+            m.add(Report { sessions: vec![s], ..Report::default() });
         }
-        Ok(report)
+        Ok(m.finish())
     }
 }
 

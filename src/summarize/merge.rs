@@ -12,24 +12,56 @@ use super::model::{limits, Input, Report, SessionReport, Shell};
 impl Report {
     /// Adds the report of input that came after this one.
     pub fn merge(&mut self, other: Report) {
-        self.runs.total += other.runs.total;
-        self.runs.failed += other.runs.failed;
-        self.runs.incomplete += other.runs.incomplete;
-        if self.failure.is_none() {
-            self.failure = other.failure;
+        let index = self.sessions.iter().enumerate().map(|(i, s)| (s.session_id.clone(), i)).collect();
+        let mut m = Merger { report: std::mem::take(self), index };
+        m.add(other);
+        *self = m.finish();
+    }
+}
+
+/// Merges many reports, one after another, keeping its index of sessions between them
+/// (so that merging n reports costs n merges, not n index rebuilds).
+#[derive(Debug, Default)]
+pub struct Merger {
+    report: Report,
+    index: HashMap<String, usize>,
+}
+
+impl Merger {
+    /// An empty merger: its report is the identity of the merge.
+    pub fn new() -> Merger {
+        Merger::default()
+    }
+
+    /// Adds the report of the input that came next.
+    pub fn add(&mut self, other: Report) {
+        let r = &mut self.report;
+        r.runs.total += other.runs.total;
+        r.runs.failed += other.runs.failed;
+        r.runs.incomplete += other.runs.incomplete;
+        if r.failure.is_none() {
+            r.failure = other.failure;
         }
-        self.input.merge(&other.input);
-        let mut index: HashMap<String, usize> =
-            self.sessions.iter().enumerate().map(|(i, s)| (s.session_id.clone(), i)).collect();
+        r.input.merge(&other.input);
         for s in other.sessions {
-            match index.get(&s.session_id) {
-                Some(&i) => self.sessions[i].merge(s),
+            match self.index.get(&s.session_id) {
+                Some(&i) => r.sessions[i].merge(s),
                 None => {
-                    index.insert(s.session_id.clone(), self.sessions.len());
-                    self.sessions.push(s);
+                    self.index.insert(s.session_id.clone(), r.sessions.len());
+                    r.sessions.push(s);
                 }
             }
         }
+    }
+
+    /// Counts an input line or document that could not be read.
+    pub fn count_invalid(&mut self) {
+        self.report.input.invalid += 1;
+    }
+
+    /// The merged report.
+    pub fn finish(self) -> Report {
+        self.report
     }
 }
 
