@@ -48,7 +48,8 @@ const AFTER_HELP: &str = "\
 Examples:
   codex exec --json 'fix the tests' | normalize | tee run.jsonl | summarize --check
   summarize --format markdown run.jsonl >> \"$GITHUB_STEP_SUMMARY\"
-  ls runs/*.jsonl | xargs -P 8 -I{} sh -c 'summarize --format json {} > {}.summary.json'
+  printf '%s\\0' runs/*.jsonl |
+    xargs -0 -P 8 -n 1 sh -c 'summarize --format json \"$1\" > \"$1.summary.json\"' _
   summarize --merge --format text runs/*.summary.json
 
 Exit status:
