@@ -1,5 +1,7 @@
 use std::process::ExitCode;
 
+use minicode_output::cli;
+
 fn main() -> ExitCode {
-    minicode_output::cli::run_main::<minicode_output::cli::truncate::Args>()
+    cli::handoff::coreutils_truncate().unwrap_or_else(cli::run_main::<cli::truncate::Args>)
 }

@@ -100,6 +100,14 @@ pub struct BoundedText {
 impl BoundedText {
     /// Appends a delta.
     pub fn push(&mut self, delta: &str, max: usize) {
+        // A delta longer than the bound replaces everything: copy only its tail, so a huge
+        // output costs its bound here, not its size.
+        if delta.len() > max {
+            self.text.clear();
+            self.dropped = true;
+            self.text.push_str(&delta[ceil_boundary(delta, delta.len() - max)..]);
+            return;
+        }
         self.text.push_str(delta);
         if self.text.len() > max.saturating_mul(2) {
             self.dropped |= bound(&mut self.text, max, Keep::Tail);

@@ -1,6 +1,7 @@
 //! Command-line plumbing shared by the five binaries: common options, colour choice, and
 //! [`run_main`], the one place that turns results into exit codes.
 
+pub mod handoff;
 pub mod normalize;
 pub mod project;
 pub mod scrub;

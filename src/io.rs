@@ -119,7 +119,7 @@ impl<R: Read> LineReader<R> {
         if std::mem::take(&mut self.first) && self.buf[begin..end].starts_with(b"\xef\xbb\xbf") {
             begin += 3;
         }
-        Line::Text(String::from_utf8_lossy(&self.buf[begin..end]))
+        Line::Text(decode(&self.buf[begin..end]))
     }
 
     fn oversized_from(&mut self, begin: usize, end: usize, bytes: u64) -> Line<'_> {
@@ -149,6 +149,15 @@ impl<R: Read> LineReader<R> {
             bytes += self.end as u64;
             self.end = 0;
         }
+    }
+}
+
+/// UTF-8 text as is (validated with SIMD: this runs on every input byte), anything else
+/// decoded lossily.
+fn decode(bytes: &[u8]) -> Cow<'_, str> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
     }
 }
 

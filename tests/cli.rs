@@ -2,5 +2,8 @@
 
 mod support;
 
+mod bad_input;
+mod docs;
+mod handoff;
 mod normalize;
 mod summarize;

@@ -10,7 +10,12 @@ pub const EPOCH: &str = "1767225600";
 
 /// The path of a file under `fixtures/`.
 pub fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(rel)
+    root().join("fixtures").join(rel)
+}
+
+/// The repository's root.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// Reads a fixture.
@@ -33,12 +38,22 @@ pub fn run(name: &str, args: &[&str], input: &[u8]) -> Vec<u8> {
 /// Compares `actual` with the golden file `rel` (or writes it when `BLESS` is set).
 /// Returns a description of the mismatch, so one test can report every case at once.
 pub fn golden(rel: &str, actual: &[u8]) -> Result<(), String> {
-    let path = fixture(rel);
+    golden_at(&fixture(rel), actual)
+}
+
+/// [`golden`] for any file of the repository (`man/`, `completions/`, `schema/`).
+pub fn golden_at(path: &Path, actual: &[u8]) -> Result<(), String> {
+    let rel = path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap_or(path).display().to_string();
+    let path = path.to_path_buf();
     if std::env::var_os("BLESS").is_some() {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).unwrap();
+        }
         std::fs::write(&path, actual).unwrap();
         return Ok(());
     }
     let expected = std::fs::read(&path).map_err(|e| format!("{rel}: {e} (run with BLESS=1 to create it)"))?;
+    let rel = rel.as_str();
     if expected == actual {
         return Ok(());
     }

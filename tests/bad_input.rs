@@ -1,0 +1,185 @@
+//! Hostile and broken input: every case must end in a complete, valid stream with a
+//! summary last, every non-blank input line referenced, and a clear stderr message where
+//! input was rejected.
+
+use std::collections::BTreeSet;
+
+use crate::support::*;
+
+/// Runs normalize and checks the invariants every output must keep; returns the events.
+fn normalize_checked(input: &[u8], args: &[&str]) -> (Vec<serde_json::Value>, String, i32) {
+    let out = bin("normalize").args(args).write_stdin(input.to_vec()).output().unwrap();
+    let code = out.status.code().expect("exited normally");
+    assert!(code == 0 || code == 1, "exit {code}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.stdout.ends_with(b"\n"), "output ends with a whole line");
+    let events = json_lines(&out.stdout);
+    let summaries: Vec<usize> = events.iter().enumerate().filter(|(_, e)| e["type"] == "summary").map(|(i, _)| i).collect();
+    assert_eq!(summaries, [events.len() - 1], "exactly one summary, last");
+    let mut refs = BTreeSet::new();
+    for e in &events {
+        let first = e["rawRef"]["line"].as_u64().unwrap();
+        refs.extend(first..=e["rawRef"]["endLine"].as_u64().unwrap_or(first));
+    }
+    let text = if input.starts_with(b"\xff\xfe") || input.starts_with(b"\xfe\xff") { Vec::new() } else { input.to_vec() };
+    for (n, line) in text.split(|&b| b == b'\n').enumerate() {
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            assert!(refs.contains(&(n as u64 + 1)), "line {} is referenced by no event", n + 1);
+        }
+    }
+    (events, stderr, code)
+}
+
+fn types(events: &[serde_json::Value]) -> Vec<&str> {
+    events.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn whitespace_only_is_an_input_error() {
+    let (events, stderr, code) = normalize_checked(b" \n\t\n\r\n", &[]);
+    assert_eq!(types(&events), ["summary"]);
+    assert_eq!(events[0]["error"]["category"], "INPUT_ERROR");
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no agent events"), "{stderr}");
+}
+
+#[test]
+fn binary_and_nul_bytes_become_clean_raw_events() {
+    let mut input: Vec<u8> = (0u8..=255).filter(|&b| b != b'\n').collect();
+    input.extend_from_slice(b"\n{\"type\":\0\"x\"}\n");
+    let (events, stderr, code) = normalize_checked(&input, &[]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("line 1") && stderr.contains("line 2"), "{stderr}");
+    let raws: Vec<&str> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
+    assert_eq!(raws.len(), 2);
+    assert!(raws.iter().all(|r| !r.chars().any(|c| c.is_control() && c != '\n' && c != '\t')), "{raws:?}");
+    assert!(raws[0].contains("ABCDEFGHIJ"), "visible bytes are kept");
+}
+
+#[test]
+fn utf16_with_a_bom_is_decoded() {
+    let text = read("codex/text.input.jsonl");
+    let mut input = vec![0xff, 0xfe];
+    for u in String::from_utf8(text).unwrap().encode_utf16() {
+        input.extend_from_slice(&u.to_le_bytes());
+    }
+    let (events, _, code) = normalize_checked(&input, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(events.last().unwrap()["ok"], true);
+    assert!(types(&events).contains(&"text"));
+}
+
+#[test]
+fn deeply_nested_json_is_raw_not_a_crash() {
+    let mut line = "[".repeat(10_000);
+    line.push_str(&"]".repeat(10_000));
+    let input = format!("{{\"type\":\"thread.started\",\"thread_id\":\"t\"}}\n{line}\n{{\"x\":{}}}\n", "{\"a\":".repeat(10_000) + "1" + &"}".repeat(10_000));
+    let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
+    assert_eq!(events.iter().filter(|e| e["type"] == "raw").count(), 2);
+}
+
+#[test]
+fn an_oversized_line_becomes_a_raw_event_and_reading_goes_on() {
+    let mut input = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"a\",\"type\":\"agent_message\",\"text\":\"".to_vec();
+    input.extend(std::iter::repeat_n(b'x', 3_000_000));
+    input.extend_from_slice(b"\"}}\n{\"type\":\"turn.completed\"}\n");
+    let (events, stderr, code) = normalize_checked(&input, &["--max-line-bytes", "1000000"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("line 3") && stderr.contains("over the line limit"), "{stderr}");
+    let raw = events.iter().find(|e| e["type"] == "raw").unwrap();
+    assert_eq!(raw["payload"]["reason"], "oversized");
+    assert!(types(&events).contains(&"turn.completed"));
+    assert_eq!(events.last().unwrap()["payload"]["input"]["oversized"], 1);
+}
+
+#[test]
+fn a_hundred_megabyte_line_is_bounded() {
+    let mut input = b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"c\",\"type\":\"command_execution\",\"command\":\"yes\",\"aggregated_output\":\"".to_vec();
+    input.extend(std::iter::repeat_n(b'y', 100_000_000));
+    input.extend_from_slice(b"END\",\"exit_code\":0,\"status\":\"completed\"}}\n{\"type\":\"turn.completed\"}\n");
+    let (events, _, code) = normalize_checked(&input, &["--max-line-bytes", "134217728"]);
+    assert_eq!(code, 0);
+    let done = events.iter().find(|e| e["type"] == "tool.completed").unwrap();
+    let stdout = done["payload"]["output"]["stdout"].as_str().unwrap();
+    assert!(stdout.len() <= 256 * 1024 && stdout.ends_with("END"));
+    assert_eq!(done["payload"]["output"]["truncated"], true);
+}
+
+#[test]
+fn duplicated_and_out_of_order_events_give_one_lifecycle() {
+    let input = br#"{"type":"thread.started","thread_id":"t"}
+{"type":"turn.started"}
+{"type":"item.completed","item":{"id":"c","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":0,"status":"completed"}}
+{"type":"item.started","item":{"id":"c","type":"command_execution","command":"ls","aggregated_output":"","status":"in_progress"}}
+{"type":"item.completed","item":{"id":"c","type":"command_execution","command":"ls","aggregated_output":"a\n","exit_code":2,"status":"failed"}}
+{"type":"turn.completed"}
+{"type":"turn.completed"}
+"#;
+    let (events, _, _) = normalize_checked(input, &[]);
+    assert_eq!(types(&events), ["session.started", "turn.started", "tool.started", "tool.completed", "turn.completed", "summary"]);
+}
+
+#[test]
+fn two_sessions_interleaved_keep_their_own_ids_and_turns() {
+    let a = read("claude/exit4.input.jsonl");
+    let b = read("claude/text.input.jsonl");
+    let (la, lb): (Vec<&[u8]>, Vec<&[u8]>) = (a.split(|&c| c == b'\n').collect(), b.split(|&c| c == b'\n').collect());
+    let mut input = Vec::new();
+    for i in 0..la.len().max(lb.len()) {
+        for l in [la.get(i), lb.get(i)].into_iter().flatten() {
+            if !l.is_empty() {
+                input.extend_from_slice(l);
+                input.push(b'\n');
+            }
+        }
+    }
+    let (events, _, code) = normalize_checked(&input, &[]);
+    assert_eq!(code, 0);
+    let sessions: BTreeSet<&str> = events.iter().map(|e| e["sessionId"].as_str().unwrap()).collect();
+    assert_eq!(sessions.len(), 2);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["sessions"].as_array().unwrap().len(), 2);
+    assert_eq!(summary["payload"]["turns"], 2);
+    assert_eq!(summary["ok"], true);
+}
+
+#[test]
+fn two_runs_concatenated_are_two_sessions_one_summary() {
+    let mut input = read("codex/exit4.input.jsonl");
+    input.extend(read("codex/err400.input.jsonl"));
+    let (events, _, _) = normalize_checked(&input, &[]);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["turns"], 2);
+    assert_eq!(summary["ok"], false);
+    assert_eq!(summary["error"]["category"], "PROVIDER_ERROR");
+    assert_eq!(events.iter().filter(|e| e["type"] == "session.started").count(), 2);
+}
+
+#[test]
+fn unknown_event_types_are_kept_as_raw_and_counted() {
+    let cases: [&[u8]; 2] = [
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"u\"}\n{\"type\":\"hologram\",\"x\":1}\n{\"type\":\"system\",\"subtype\":\"brand_new\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false}\n",
+        b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"hologram\"}}\n{\"type\":\"brand.new\"}\n{\"type\":\"turn.completed\"}\n",
+    ];
+    for input in cases {
+        let (events, _, code) = normalize_checked(input, &[]);
+        assert_eq!(code, 0, "unknown types are not rejected input");
+        let raws: Vec<_> = events.iter().filter(|e| e["type"] == "raw").collect();
+        assert_eq!(raws.len(), 2);
+        assert!(raws.iter().all(|r| r["payload"]["reason"] == "unknown_type"));
+        assert_eq!(events.last().unwrap()["payload"]["input"]["unknownTypes"], 2);
+        assert_eq!(events.last().unwrap()["ok"], true);
+    }
+}
+
+#[test]
+fn a_stream_cut_mid_line_closes_everything() {
+    let input = read("claude/exit4.input.jsonl");
+    let cut = &input[..input.len() * 2 / 3];
+    let (events, _, _) = normalize_checked(cut, &[]);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["ok"], false);
+    assert_eq!(summary["status"], "interrupted");
+    assert!(types(&events).contains(&"turn.interrupted"));
+}
