@@ -196,9 +196,3 @@ fn help_documents_exit_codes_and_usage_errors_exit_2() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(!bad.stderr.is_empty());
 }
-
-#[test]
-fn the_command_line_definition_is_consistent() {
-    use clap::CommandFactory;
-    minicode_output::cli::summarize::Args::command().debug_assert();
-}

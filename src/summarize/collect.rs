@@ -92,6 +92,8 @@ impl Summarizer {
                 (!r.ok).then(|| {
                     let error = r.error.as_ref().map(bounded);
                     let during = report.sessions.iter().find(|s| s.error == error).and_then(|s| s.during.clone());
+                    // A record that is not ok cannot have ended `completed`, whatever it says.
+                    let status = status.filter(|s| s.is_terminal() && *s != Status::Completed);
                     Failure { status: status.unwrap_or_else(|| status_for(error.as_ref())), error, during }
                 })
             }
