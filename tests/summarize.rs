@@ -196,3 +196,24 @@ fn help_documents_exit_codes_and_usage_errors_exit_2() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(!bad.stderr.is_empty());
 }
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("summarize"))
+        .args(["--format", "json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader goes away before summarize has anything to write (it writes at the end).
+    drop(child.stdout.take());
+    child.stdin.take().unwrap().write_all(&all_events("claude")).unwrap();
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert!(status.success(), "exit {status:?}, stderr {err}");
+    assert_eq!(err, "");
+}
