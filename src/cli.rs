@@ -76,7 +76,15 @@ pub fn run_main<C: Command>() -> ExitCode {
             return ExitCode::from(code);
         }
     };
-    match args.run() {
+    if let Err(e) = crate::io::stop_on_signals() {
+        eprintln!("{}: cannot install signal handlers: {e}", C::NAME);
+    }
+    let result = args.run();
+    if let Some(sig) = crate::io::stop_requested() {
+        // The conventional status of a command stopped by a signal, after a clean stop.
+        return ExitCode::from(128 + sig as u8);
+    }
+    match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(1),
         Err(e) if crate::io::is_broken_pipe(&e) => ExitCode::SUCCESS,

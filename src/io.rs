@@ -357,10 +357,39 @@ pub fn read_events<W: Write>(
             if !lines.has_buffered_line() {
                 output.flush()?;
             }
+            if stop_requested().is_some() {
+                break;
+            }
         }
     }
     output.flush()?;
     Ok(n)
+}
+
+static SIGNALS: std::sync::OnceLock<[(i32, std::sync::Arc<std::sync::atomic::AtomicBool>); 2]> = std::sync::OnceLock::new();
+
+/// From now on SIGINT and SIGTERM only ask the filter to stop at the next line boundary, so
+/// what it has written stays whole lines (and `normalize` still writes its summary). A
+/// second signal of the same kind terminates at once, as usual.
+pub fn stop_on_signals() -> io::Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    use signal_hook::flag;
+    use std::sync::{atomic::AtomicBool, Arc};
+    if SIGNALS.get().is_some() {
+        return Ok(());
+    }
+    let flags = [(SIGINT, Arc::new(AtomicBool::new(false))), (SIGTERM, Arc::new(AtomicBool::new(false)))];
+    for (sig, f) in &flags {
+        flag::register_conditional_default(*sig, Arc::clone(f))?;
+        flag::register(*sig, Arc::clone(f))?;
+    }
+    let _ = SIGNALS.set(flags);
+    Ok(())
+}
+
+/// The signal that asked the filter to stop, if one did.
+pub fn stop_requested() -> Option<i32> {
+    SIGNALS.get()?.iter().find(|(_, f)| f.load(std::sync::atomic::Ordering::Relaxed)).map(|(s, _)| *s)
 }
 
 /// True when the error means the reader of our output went away (`| head`).

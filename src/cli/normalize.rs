@@ -98,6 +98,13 @@ impl Command for Args {
                 if !lines.has_buffered_line() {
                     out.flush()?;
                 }
+                if let Some(sig) = crate::io::stop_requested() {
+                    diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
+                    break;
+                }
+            }
+            if crate::io::stop_requested().is_some() {
+                break;
             }
         }
         let mut summary = norm.finish(stages.scrub.counts().clone());
