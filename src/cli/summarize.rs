@@ -102,6 +102,9 @@ fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, 
     let mut total = Merger::new();
     let mut rejected = false;
     for source in sources {
+        if crate::io::stop_requested().is_some() {
+            break;
+        }
         let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
         let mut n = 0;
         Report::read_documents(input, |doc| {
