@@ -597,11 +597,16 @@ impl Engine {
     fn close_open(&mut self, outcome: Outcome) {
         let s = self.session();
         let open: Vec<String> = s.tool_order.clone();
-        let approvals: Vec<String> = s.approvals.iter().filter(|(_, a)| !a.settled).map(|(k, _)| k.clone()).collect();
+        let mut approvals: Vec<String> = s.approvals.iter().filter(|(_, a)| !a.settled).map(|(k, _)| k.clone()).collect();
+        // A HashMap's order differs between runs; the same input must give the same output.
+        approvals.sort();
         for a in approvals {
             self.settle(&a, Decision::Unknown, Source::Normalizer);
         }
         for id in open {
+            // A call whose approval was refused never ran: it was denied, whatever ended the turn.
+            let rejected = self.session().tools.get(&id).is_some_and(|t| t.rejected);
+            let outcome = if rejected { Outcome::Denied } else { outcome };
             let error = match outcome {
                 Outcome::Interrupted => Some(ErrorInfo {
                     category: ErrorCategory::Interrupted,

@@ -10,6 +10,7 @@ pub mod bound;
 pub mod engine;
 pub mod event;
 pub mod io;
+pub mod projection;
 pub mod provider;
 pub mod cli;
 pub mod scrub;

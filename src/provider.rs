@@ -8,6 +8,7 @@ pub mod claude;
 pub mod codex;
 pub mod gemini;
 pub mod opencode;
+mod tool_args;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -49,15 +50,15 @@ impl LineError {
     /// not define (`known`) is `UnknownType`, a known one that does not fit is a shape error,
     /// anything else is not JSON.
     pub fn classify(line: &str, e: serde_json::Error, known: &[&str]) -> LineError {
-        #[derive(Deserialize)]
-        struct Tag<'a> {
-            #[serde(rename = "type", borrow)]
-            kind: Cow<'a, str>,
-        }
-        match serde_json::from_str::<Tag>(line) {
-            Ok(t) if !known.contains(&t.kind.as_ref()) => LineError::UnknownType(t.kind.into_owned()),
+        match type_of(line) {
+            Some(t) if !known.contains(&t.as_ref()) => LineError::UnknownType(t.into_owned()),
             _ => LineError::from_json(e),
         }
+    }
+
+    /// The error for a line whose `type` the dialect does not define, naming that type.
+    pub fn unknown_type_of(line: &str) -> LineError {
+        LineError::UnknownType(type_of(line).map(Cow::into_owned).unwrap_or_default())
     }
 
     fn reason(&self) -> RawReason {
@@ -67,6 +68,16 @@ impl LineError {
             LineError::Shape(_) => RawReason::UnexpectedShape,
         }
     }
+}
+
+/// The `type` field of a JSON object line, if it has one.
+fn type_of(line: &str) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct Tag<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Cow<'a, str>,
+    }
+    serde_json::from_str::<Tag>(line).ok().map(|t| t.kind)
 }
 
 /// A provider dialect's parser.

@@ -2,8 +2,14 @@
 
 mod support;
 
+mod acp;
 mod bad_input;
 mod docs;
 mod handoff;
 mod normalize;
+mod opencode;
+mod gemini;
+mod project;
 mod summarize;
+
+mod latency;

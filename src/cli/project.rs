@@ -1,39 +1,115 @@
-//! `project`: canonical JSONL in, one projection out (to be completed).
+//! `project`: canonical JSONL in, one projection out, rendered event by event as the input
+//! arrives.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
-use super::{Command, CommonArgs, Diagnostics, Outcome};
+use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::projection::{Mode, Options};
+use crate::scrub::Scrubber;
 
-/// Render canonical events for people or machines.
+/// Render canonical minicode.output.v1 events for people or for machines.
+///
+/// For people: `normal` says what happened, whether action is needed and the result;
+/// `verbose` adds tool names, command detail, durations, output excerpts, usage and
+/// reasoning; `debug` adds every event's ids, timestamp and redacted payload. For machines:
+/// `jsonl` (the canonical events unchanged), `acp` (ACP `session/update` notifications),
+/// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL).
 #[derive(Debug, Parser)]
-#[command(name = "project", version)]
+#[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {
-    /// The projection.
-    #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
-    pub mode: String,
+    /// The projection to write.
+    #[arg(long, value_name = "MODE", default_value = "normal", value_parser = mode_parser())]
+    pub mode: Mode,
+    /// When to colour human output: `auto` colours only a terminal, and never with NO_COLOR set.
+    #[arg(long, value_name = "WHEN", default_value = "auto")]
+    pub color: Color,
+    /// With `--mode sse`: write only the frames after this frame id (`{session}-{seq}`), as
+    /// a client's `Last-Event-ID` asks.
+    #[arg(long, value_name = "ID")]
+    pub after: Option<String>,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
 }
 
+const AFTER_HELP: &str = "\
+Examples:
+  codex exec --json 'fix the tests' | normalize | project
+  normalize run.jsonl | project --mode verbose --color always | less -R
+  normalize run.jsonl | project --mode stream-json > run.claude.jsonl
+  normalize run.jsonl | project --mode sse --after s1-12
+
+Exit status:
+  0  every input line was a canonical event
+  1  some lines were not canonical events (named on stderr and skipped), or --after named
+     a frame id the input does not have
+  2  usage error, or a file could not be read";
+
+fn mode_parser() -> impl TypedValueParser<Value = Mode> {
+    PossibleValuesParser::new(Mode::ALL.map(Mode::name)).try_map(|s| s.parse::<Mode>())
+}
+
+/// Raised inside the reading loop when the projection asks to stop.
+#[derive(Debug, thiserror::Error)]
+#[error("the projection stopped reading")]
+struct Stopped;
+
 impl Command for Args {
     const NAME: &'static str = "project";
 
     fn run(self) -> anyhow::Result<Outcome> {
+        if self.after.is_some() && self.mode != Mode::Sse {
+            anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
+        }
+        let color = self.mode.is_human() && self.color.enabled();
+        let mut projection = self.mode.projection(Options { color, after: self.after.clone() });
+        // `jsonl` must re-serialize events byte for byte; every other mode shows content,
+        // so it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
+        let scrub = self.mode != Mode::Jsonl;
+        let mut scrubber = Scrubber::new();
         let mut out = LineWriter::new(std::io::stdout().lock());
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        read_events(&Source::from_operands(&self.common.files), DEFAULT_MAX_LINE, &mut out, |n, line, out| {
-            match line {
-                EventLine::Event(ev) => out.write_json(&ev)?,
-                EventLine::Bad { error, .. } => {
-                    rejected = true;
-                    diag.say(&format!("line {n}: not a canonical event: {error}"));
+        if projection.begin(out.line_buf())?.is_continue() {
+            let sources = Source::from_operands(&self.common.files);
+            let read = read_events(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, out| {
+                match line {
+                    EventLine::Event(mut ev) => {
+                        if scrub {
+                            scrubber.scrub_event(&mut ev);
+                        }
+                        if projection.event(&ev, out.line_buf())?.is_break() {
+                            return Err(Stopped.into());
+                        }
+                        if out.line_buf().len() >= OUTPUT_CHUNK {
+                            out.flush()?;
+                        }
+                    }
+                    EventLine::Bad { error, .. } => {
+                        rejected = true;
+                        diag.say(&format!("line {n}: not a canonical event: {error}"));
+                    }
+                }
+                Ok(())
+            });
+            match read {
+                Err(e) if e.is::<Stopped>() => {}
+                other => {
+                    other?;
                 }
             }
-            Ok(())
-        })?;
+        }
+        projection.finish(out.line_buf())?;
+        out.flush()?;
+        for problem in projection.take_problems() {
+            rejected = true;
+            diag.say(&problem);
+        }
         Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
     }
 }
+
+/// Output is written out at least this often, so memory stays small on large inputs.
+const OUTPUT_CHUNK: usize = 64 * 1024;

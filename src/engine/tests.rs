@@ -113,6 +113,20 @@ fn a_rejected_approval_makes_the_failed_tool_denied() {
 }
 
 #[test]
+fn a_call_whose_approval_was_refused_is_denied_when_its_turn_is_cancelled() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.tool_started(shell("t1", "touch x"), ToolContext::default());
+    e.tool_started(shell("t2", "ls"), ToolContext::default());
+    e.approval_requested("a1", Some("t1"), None);
+    e.approval_settled("a1", Decision::RejectOnce);
+    e.turn_ended(Outcome::Cancelled, None, None);
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs)[5..], ["tool.denied", "tool.cancelled", "turn.cancelled"]);
+}
+
+#[test]
 fn usage_totals_replace_and_increments_add() {
     let mut e = engine();
     e.begin_line(1, false);

@@ -1,14 +1,406 @@
-//! OpenCode dialect (to be written).
+//! OpenCode `run --format json`: `step_start`, `text`, `reasoning`, `tool_use`,
+//! `step_finish` and `error`, each with the run's `sessionID` and an epoch-ms `timestamp`.
+//! One run is one turn of several steps; a tool call is reported once, when it has ended.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::tool_args::{target, ToolNames};
 use super::{LineError, Parse};
-use crate::engine::Engine;
+use crate::engine::{provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
 /// The OpenCode parser.
 #[derive(Debug, Default)]
-pub struct OpenCode;
+pub struct OpenCode {
+    /// A permission was refused in the current step: OpenCode stops its loop after one.
+    refused_in_step: bool,
+    /// What the last `step_finish` left undecided, settled by the next line or the end.
+    held: Option<Held>,
+    /// The run's turn has ended; a late `error` is then reported, not a new turn.
+    ended: bool,
+    /// Child sessions of `task` calls, to the call that spawned them.
+    children: HashMap<String, String>,
+}
+
+/// How a run may have ended without saying so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// The step asked for more tool calls, but a refusal stopped the loop.
+    Refused,
+    /// The step finished with reason `error`; an `error` event usually follows.
+    StepError,
+}
+
+const NAMES: ToolNames = ToolNames {
+    provider: "opencode",
+    kinds: &[
+        ("bash", ToolKind::Shell),
+        ("edit", ToolKind::Edit),
+        ("multiedit", ToolKind::Edit),
+        ("write", ToolKind::Edit),
+        ("patch", ToolKind::Edit),
+        ("apply_patch", ToolKind::Edit),
+        ("read", ToolKind::Read),
+        ("grep", ToolKind::Search),
+        ("glob", ToolKind::Search),
+        ("list", ToolKind::Search),
+        ("codesearch", ToolKind::Search),
+        ("websearch", ToolKind::Search),
+        ("webfetch", ToolKind::Fetch),
+        ("task", ToolKind::Agent),
+        ("todowrite", ToolKind::Other),
+        ("todoread", ToolKind::Other),
+        ("plan_enter", ToolKind::Other),
+        ("plan_exit", ToolKind::Other),
+    ],
+    mcp_separator: "_",
+};
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    timestamp: Option<i64>,
+    #[serde(rename = "sessionID", borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(flatten)]
+    event: Wire,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Wire {
+    StepStart {},
+    Text { part: TextPart },
+    Reasoning { part: TextPart },
+    ToolUse { part: ToolPart },
+    StepFinish { part: FinishPart },
+    Error { error: Option<WireError> },
+    /// Newer versions end a run with `done` (`reason: idle`, the refused permissions).
+    Done {
+        #[serde(default)]
+        rejected: Vec<Value>,
+    },
+    #[serde(other)]
+    Unknown,
+}
+
+#[derive(Deserialize)]
+struct TextPart {
+    #[serde(default)]
+    text: String,
+    #[serde(rename = "sessionID")]
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ToolPart {
+    tool: String,
+    #[serde(rename = "callID")]
+    call_id: String,
+    state: ToolState,
+    #[serde(rename = "sessionID")]
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ToolState {
+    status: String,
+    input: Option<Value>,
+    output: Option<String>,
+    error: Option<String>,
+    #[serde(default)]
+    metadata: Metadata,
+    time: Option<Span>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct Metadata {
+    exit: Option<Value>,
+    truncated: Option<bool>,
+    interrupted: Option<bool>,
+    exists: Option<bool>,
+    session_id: Option<String>,
+    files: Option<Vec<PatchFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PatchFile {
+    file_path: String,
+    #[serde(rename = "type")]
+    kind: String,
+    move_path: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Span {
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct FinishPart {
+    reason: Option<String>,
+    tokens: Option<Tokens>,
+    cost: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct Tokens {
+    input: Option<u64>,
+    output: Option<u64>,
+    reasoning: Option<u64>,
+    #[serde(default)]
+    cache: Cache,
+}
+
+#[derive(Deserialize, Default)]
+struct Cache {
+    read: Option<u64>,
+    write: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct WireError {
+    name: Option<String>,
+    #[serde(default)]
+    data: ErrorData,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct ErrorData {
+    message: Option<String>,
+    status_code: Option<u16>,
+}
 
 impl Parse for OpenCode {
-    fn line(&mut self, _line: &str, _engine: &mut Engine) -> Result<(), LineError> {
-        Err(LineError::UnknownType(String::new()))
+    fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
+        if matches!(env.event, Wire::Unknown) {
+            return Err(LineError::unknown_type_of(line));
+        }
+        if let Some(ms) = env.timestamp {
+            engine.set_time(ms);
+        }
+        enter_session(engine, env.session_id.as_deref());
+        let held = self.held.take();
+        match env.event {
+            Wire::StepStart {} => {
+                self.refused_in_step = false;
+                self.open_turn(engine);
+            }
+            Wire::Text { part } => {
+                self.open_turn(engine);
+                engine.text(Role::Assistant, part.text, self.parent_of(part.session_id.as_deref()));
+            }
+            Wire::Reasoning { part } => {
+                self.open_turn(engine);
+                engine.reasoning(part.text, self.parent_of(part.session_id.as_deref()));
+            }
+            Wire::ToolUse { part } => {
+                self.open_turn(engine);
+                self.tool_use(engine, part);
+                if let Some(ms) = env.timestamp {
+                    engine.set_time(ms);
+                }
+            }
+            Wire::StepFinish { part } => self.step_finish(engine, part),
+            Wire::Error { error } => self.error(engine, error),
+            Wire::Done { rejected } => {
+                if held == Some(Held::Refused) || !rejected.is_empty() {
+                    self.end_turn(engine, Outcome::Failed, None, Some(refused_run()));
+                } else {
+                    self.end_turn(engine, Outcome::Completed, Some("idle".into()), None);
+                }
+            }
+            Wire::Unknown => unreachable!("returned above"),
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, engine: &mut Engine) {
+        match self.held.take() {
+            Some(Held::Refused) => self.end_turn(engine, Outcome::Failed, None, Some(refused_run())),
+            Some(Held::StepError) => {
+                let error = provider_error("the model's last step ended with an error", None);
+                self.end_turn(engine, Outcome::Failed, Some("error".into()), Some(error));
+            }
+            None => {}
+        }
+    }
+}
+
+impl OpenCode {
+    /// One run is one turn: opened by its first event.
+    fn open_turn(&mut self, engine: &mut Engine) {
+        if !engine.turn_is_open() {
+            self.ended = false;
+            engine.ensure_turn();
+        }
+    }
+
+    fn end_turn(&mut self, engine: &mut Engine, outcome: Outcome, stop_reason: Option<String>, error: Option<ErrorInfo>) {
+        if engine.turn_is_open() {
+            self.ended = true;
+            engine.turn_ended(outcome, stop_reason, error);
+        }
+    }
+
+    /// The `task` call whose child session wrote a part, when the part is a child's.
+    fn parent_of(&self, part_session: Option<&str>) -> Option<String> {
+        self.children.get(part_session?).cloned()
+    }
+
+    fn tool_use(&mut self, engine: &mut Engine, part: ToolPart) {
+        let id = part.call_id;
+        let st = part.state;
+        let kind = NAMES.kind(&part.tool);
+        if let Some(start) = st.time.as_ref().and_then(|t| t.start) {
+            engine.set_time(start);
+        }
+        if !engine.tool_is_known(&id) {
+            let parent_id = self.parent_of(part.session_id.as_deref());
+            engine.tool_started(NAMES.started(&id, &part.tool, st.input.clone()), ToolContext { parent_id });
+        }
+        if !matches!(st.status.as_str(), "completed" | "error") {
+            return; // pending or running: its end is reported later
+        }
+        if let Some(end) = st.time.as_ref().and_then(|t| t.end) {
+            engine.set_time(end);
+        }
+        let meta = &st.metadata;
+        if let Some(out) = &st.output {
+            engine.tool_output(&id, Stream::Combined, Update::Final, out);
+        }
+        if let Some(code) = meta.exit.as_ref().and_then(Value::as_i64) {
+            engine.tool_exit(&id, ExitSource::Structured, code);
+        }
+        if meta.truncated == Some(true) {
+            engine.tool_truncated(&id);
+        }
+        if let (ToolKind::Agent, Some(child)) = (kind, &meta.session_id) {
+            self.children.insert(child.clone(), id.clone());
+        }
+        let (status, error) = match (st.status.as_str(), st.error) {
+            ("completed", _) => (ToolStatus::Completed, None),
+            (_, message) => tool_error(message.unwrap_or_default(), meta),
+        };
+        if status == ToolStatus::Completed && kind == ToolKind::Edit {
+            for (path, change) in file_changes(&part.tool, st.input.as_ref(), meta) {
+                engine.file_changed(path, change, Some(id.clone()));
+            }
+        }
+        self.refused_in_step |= status == ToolStatus::Denied;
+        engine.tool_ended(&id, status, error);
+    }
+
+    fn step_finish(&mut self, engine: &mut Engine, part: FinishPart) {
+        self.open_turn(engine);
+        if let Some(t) = part.tokens {
+            // `output` excludes reasoning and `input` excludes the cache, unlike the other
+            // dialects; both are added back so every provider's figures mean the same.
+            let input_tokens = t.input.map(|i| i + t.cache.read.unwrap_or(0) + t.cache.write.unwrap_or(0));
+            let output_tokens = t.output.map(|o| o + t.reasoning.unwrap_or(0));
+            let usage = Usage { input_tokens, output_tokens, cache_read: t.cache.read, cache_write: t.cache.write, cost_usd: part.cost };
+            engine.usage(usage, UsageScope::Increment);
+        }
+        match part.reason.as_deref() {
+            None => {}
+            Some("tool-calls") if self.refused_in_step => self.held = Some(Held::Refused),
+            Some("tool-calls") => {}
+            Some("error") => self.held = Some(Held::StepError),
+            Some("content-filter") => {
+                let error = ErrorInfo {
+                    category: ErrorCategory::Refused,
+                    message: "the model's answer was stopped by a content filter".into(),
+                    action: Some("rephrase the request".into()),
+                };
+                self.end_turn(engine, Outcome::Failed, Some("content-filter".into()), Some(error));
+            }
+            Some(reason) => self.end_turn(engine, Outcome::Completed, Some(reason.to_owned()), None),
+        }
+    }
+
+    fn error(&mut self, engine: &mut Engine, error: Option<WireError>) {
+        let (name, data) = error.map_or((None, ErrorData::default()), |e| (e.name, e.data));
+        let message = data.message.or_else(|| name.clone()).unwrap_or_else(|| "OpenCode reported an error".into());
+        let (outcome, info) = match name.as_deref() {
+            Some("MessageAbortedError") => {
+                (Outcome::Cancelled, ErrorInfo { category: ErrorCategory::Cancelled, message, action: None })
+            }
+            Some("ProviderAuthError") => {
+                let action = Some("check the provider's credentials (opencode auth login) and configuration".into());
+                (Outcome::Failed, ErrorInfo { category: ErrorCategory::ConfigurationError, message, action })
+            }
+            _ => (Outcome::Failed, provider_error(&message, data.status_code)),
+        };
+        if self.ended && !engine.turn_is_open() {
+            // The turn had already ended: the error still decides how the run went.
+            engine.warning(info.message.clone(), Some(info.category.as_str().to_owned()));
+            engine.turn_ended(outcome, None, Some(info));
+        } else {
+            self.open_turn(engine);
+            self.end_turn(engine, outcome, None, Some(info));
+        }
+    }
+}
+
+/// Switches to the run's session, announcing it the first time.
+fn enter_session(engine: &mut Engine, id: Option<&str>) {
+    let known = match id {
+        Some(id) => engine.session_id() == Some(id),
+        None => engine.session_id().is_some(),
+    };
+    if !known {
+        engine.session_started(id, SessionStarted { provider: "opencode".into(), ..Default::default() });
+    }
+}
+
+/// A tool's `error` state: OpenCode says refusals and aborts only in its error text.
+fn tool_error(message: String, meta: &Metadata) -> (ToolStatus, Option<ErrorInfo>) {
+    const REFUSALS: [&str; 2] =
+        ["The user rejected permission to use this", "The user has specified a rule which prevents you from using"];
+    if REFUSALS.iter().any(|r| message.starts_with(r)) {
+        let action = Some("allow the tool in OpenCode's `permission` configuration, or answer its prompt".into());
+        return (ToolStatus::Denied, Some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action }));
+    }
+    if meta.interrupted == Some(true) || message == "Tool execution aborted" {
+        return (ToolStatus::Cancelled, Some(ErrorInfo { category: ErrorCategory::Cancelled, message, action: None }));
+    }
+    (ToolStatus::Failed, Some(ErrorInfo { category: ErrorCategory::ToolError, message, action: None }))
+}
+
+/// The files an edit tool changed: `apply_patch` lists them, the others name one.
+fn file_changes(tool: &str, input: Option<&Value>, meta: &Metadata) -> Vec<(String, FileChange)> {
+    if let Some(files) = &meta.files {
+        let mut out = Vec::new();
+        for f in files {
+            match (f.kind.as_str(), &f.move_path) {
+                ("add", _) => out.push((f.file_path.clone(), FileChange::Add)),
+                ("delete", _) => out.push((f.file_path.clone(), FileChange::Delete)),
+                ("move", Some(to)) => {
+                    out.push((f.file_path.clone(), FileChange::Delete));
+                    out.push((to.clone(), FileChange::Add));
+                }
+                _ => out.push((f.file_path.clone(), FileChange::Update)),
+            }
+        }
+        return out;
+    }
+    let change = if tool == "write" && meta.exists == Some(false) { FileChange::Add } else { FileChange::Update };
+    target(input).map(|path| vec![(path, change)]).unwrap_or_default()
+}
+
+/// Why a run that stopped after a refused permission did not finish.
+fn refused_run() -> ErrorInfo {
+    ErrorInfo {
+        category: ErrorCategory::PermissionDenied,
+        message: "the run stopped because permission for a tool call was refused".into(),
+        action: Some("allow the tool in OpenCode's `permission` configuration and run it again".into()),
     }
 }

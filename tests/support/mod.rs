@@ -102,3 +102,22 @@ pub fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()
 }
+
+/// `normalize` (dialect detected) over JSON lines built in a test; its events, parsed.
+pub fn normalize_lines(lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    json_lines(&run("normalize", &[], input.as_bytes()))
+}
+
+/// The events of type `kind`, in order.
+pub fn of_type<'a>(events: &'a [serde_json::Value], kind: &str) -> Vec<&'a serde_json::Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The one event of type `kind`; panics unless there is exactly one.
+pub fn only<'a>(events: &'a [serde_json::Value], kind: &str) -> &'a serde_json::Value {
+    match of_type(events, kind).as_slice() {
+        [e] => e,
+        other => panic!("{} {kind} events, expected one", other.len()),
+    }
+}

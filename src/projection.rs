@@ -1,0 +1,212 @@
+//! Projections: canonical events in, one rendering out, for people (`normal`, `verbose`,
+//! `debug`) or machines (`jsonl`, `acp`, `sse`, `stream-json`). A projection is pushed one
+//! event at a time, like ripgrep's `Sink`, and writes as it goes, so output stays live.
+//!
+//! Projections know only the canonical [`crate::event`] model: nothing about providers.
+//!
+//! ```
+//! use minicode_output::event::Event;
+//! use minicode_output::projection::{Mode, Options};
+//!
+//! let line = r#"{"schema":"minicode.output.v1","eventId":"s1:1:1","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":1},"payload":{"delta":"Hello.","role":"assistant"}}"#;
+//! let event: Event = serde_json::from_str(line).unwrap();
+//! let mut out = Vec::new();
+//! let mut p = Mode::Normal.projection(Options::default());
+//! p.begin(&mut out).unwrap();
+//! p.event(&event, &mut out).unwrap();
+//! p.finish(&mut out).unwrap();
+//! assert_eq!(String::from_utf8(out).unwrap(), "Hello.\n");
+//! ```
+
+mod acp;
+mod calls;
+mod human;
+mod jsonl;
+mod sse;
+mod stream_json;
+
+use std::fmt;
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::str::FromStr;
+
+use crate::event::{Event, ShellResult, Usage};
+
+/// What a projection's hooks return: go on, or stop reading input (a named early stop).
+pub type Flow = io::Result<ControlFlow<()>>;
+
+/// A rendering of canonical events, pushed one event at a time.
+///
+/// `begin` is called once before the first event, `event` once per event in input order,
+/// and `finish` once at the end of input (also when there were no events). Each writes
+/// whole output as soon as it can; nothing waits for the end of input unless it must.
+pub trait Projection {
+    /// Called once, before any event.
+    fn begin(&mut self, _out: &mut dyn Write) -> Flow {
+        Ok(ControlFlow::Continue(()))
+    }
+
+    /// Renders one event.
+    fn event(&mut self, event: &Event, out: &mut dyn Write) -> Flow;
+
+    /// Called once at the end of input, to close what is still open.
+    fn finish(&mut self, _out: &mut dyn Write) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Problems the projection found in its input or options (for stderr), taken once.
+    fn take_problems(&mut self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The projections `project --mode` offers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Mode {
+    /// What happened, whether action is needed, and the result.
+    #[default]
+    Normal,
+    /// Adds tool names, durations, command detail, output excerpts and reasoning.
+    Verbose,
+    /// Adds ids, timestamps and the redacted payload of every event.
+    Debug,
+    /// Canonical events unchanged, one per line.
+    Jsonl,
+    /// ACP JSON-RPC 2.0 `session/update` notifications.
+    Acp,
+    /// agent-output/v1 server-sent-event frames.
+    Sse,
+    /// Claude-Code-shaped batch JSONL.
+    StreamJson,
+}
+
+impl Mode {
+    /// Every mode, in the order `--help` lists them.
+    pub const ALL: [Mode; 7] =
+        [Mode::Normal, Mode::Verbose, Mode::Debug, Mode::Jsonl, Mode::Acp, Mode::Sse, Mode::StreamJson];
+
+    /// The name `--mode` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Normal => "normal",
+            Mode::Verbose => "verbose",
+            Mode::Debug => "debug",
+            Mode::Jsonl => "jsonl",
+            Mode::Acp => "acp",
+            Mode::Sse => "sse",
+            Mode::StreamJson => "stream-json",
+        }
+    }
+
+    /// True for the modes written for people (the only ones that may use colour).
+    pub fn is_human(self) -> bool {
+        matches!(self, Mode::Normal | Mode::Verbose | Mode::Debug)
+    }
+
+    /// The projection for this mode.
+    pub fn projection(self, options: Options) -> Box<dyn Projection> {
+        match self {
+            Mode::Normal => Box::new(human::Human::new(human::Level::Normal, options.color)),
+            Mode::Verbose => Box::new(human::Human::new(human::Level::Verbose, options.color)),
+            Mode::Debug => Box::new(human::Human::new(human::Level::Debug, options.color)),
+            Mode::Jsonl => Box::new(jsonl::Jsonl),
+            Mode::Acp => Box::new(acp::Acp::default()),
+            Mode::Sse => Box::new(sse::Sse::new(options.after)),
+            Mode::StreamJson => Box::new(stream_json::StreamJson::default()),
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown `--mode` name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown projection {0:?} (expected one of normal, verbose, debug, jsonl, acp, sse, stream-json)")]
+pub struct UnknownMode(pub String);
+
+impl FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Mode, UnknownMode> {
+        Mode::ALL.into_iter().find(|m| m.name() == s).ok_or_else(|| UnknownMode(s.to_owned()))
+    }
+}
+
+/// Choices that shape a projection beyond its mode.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Colour human output with ANSI styles (never used by machine modes).
+    pub color: bool,
+    /// `sse`: resume after this frame id (`{session}-{seq}`), as `Last-Event-ID` does.
+    pub after: Option<String>,
+}
+
+/// A tool's output as one text: stdout, then stderr on a line of its own.
+fn output_text(o: &ShellResult) -> String {
+    let mut text = o.stdout.clone().unwrap_or_default();
+    if let Some(err) = o.stderr.as_deref().filter(|e| !e.is_empty()) {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(err);
+    }
+    text
+}
+
+/// Adds one `usage` event to a running total; what is unknown stays unknown.
+fn add_usage(total: &mut Usage, u: &Usage) {
+    fn add<T: std::ops::Add<Output = T> + Copy>(a: &mut Option<T>, b: Option<T>) {
+        if let Some(b) = b {
+            *a = Some(a.map_or(b, |a| a + b));
+        }
+    }
+    add(&mut total.input_tokens, u.input_tokens);
+    add(&mut total.output_tokens, u.output_tokens);
+    add(&mut total.cache_read, u.cache_read);
+    add(&mut total.cache_write, u.cache_write);
+    add(&mut total.cost_usd, u.cost_usd);
+}
+
+/// Runs a projection over events already in memory and returns what it wrote: handy for
+/// tests and for callers that do not stream.
+pub fn render<'a>(mode: Mode, options: Options, events: impl IntoIterator<Item = &'a Event>) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut p = mode.projection(options);
+    // Writing to a Vec cannot fail.
+    let _ = (|| -> io::Result<()> {
+        if p.begin(&mut out)?.is_break() {
+            return p.finish(&mut out);
+        }
+        for e in events {
+            if p.event(e, &mut out)?.is_break() {
+                break;
+            }
+        }
+        p.finish(&mut out)
+    })();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mode_names_round_trip() {
+        for m in Mode::ALL {
+            assert_eq!(m.name().parse::<Mode>(), Ok(m));
+            assert_eq!(m.to_string(), m.name());
+        }
+        assert!("html".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn only_human_modes_are_human() {
+        let human: Vec<_> = Mode::ALL.into_iter().filter(|m| m.is_human()).collect();
+        assert_eq!(human, [Mode::Normal, Mode::Verbose, Mode::Debug]);
+    }
+}

@@ -1,0 +1,122 @@
+//! Latency: in a live pipe, `normalize` writes the events a line causes before the next
+//! line arrives, instead of waiting for a buffer to fill or for the end of input.
+//!
+//! Each case replays a captured stream one line at a time into a running `normalize`, and
+//! after every line waits (up to [`WAIT`], generous for a loaded machine) for the events the
+//! golden file says that line causes: those whose `rawRef` ends at it. Only then is the
+//! next line written; the summary is checked after stdin is closed.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::*;
+
+/// How long one line may take to be answered.
+const WAIT: Duration = Duration::from_secs(5);
+
+/// A running `normalize`, with its output lines arriving on a channel from a reader thread.
+struct Live {
+    child: Child,
+    lines: Receiver<String>,
+}
+
+impl Live {
+    fn start() -> Live {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("normalize"))
+            .env("SOURCE_DATE_EPOCH", EPOCH)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("normalize starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Live { child, lines }
+    }
+
+    fn write(&mut self, line: &str) {
+        let stdin = self.child.stdin.as_mut().expect("stdin still open");
+        stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush()).expect("normalize reads");
+    }
+
+    /// The next output line as JSON, or why there is none within `WAIT`.
+    fn next(&self) -> Result<Value, String> {
+        match self.lines.recv_timeout(WAIT) {
+            Ok(l) => serde_json::from_str(&l).map_err(|e| format!("output is not JSON ({e}): {l}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!("nothing within {WAIT:?}")),
+            Err(RecvTimeoutError::Disconnected) => Err("normalize closed its output".into()),
+        }
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The input line whose reading emits `event`: where its `rawRef` ends.
+fn caused_by(event: &Value) -> u64 {
+    let r = &event["rawRef"];
+    r["endLine"].as_u64().or(r["line"].as_u64()).expect("every golden event has a rawRef")
+}
+
+fn describe(event: &Value) -> String {
+    format!("{} {}", event["type"].as_str().unwrap_or("?"), event["eventId"].as_str().unwrap_or("?"))
+}
+
+/// Replays fixture `case` line by line; see the module doc.
+fn replay(case: &str) {
+    let input = String::from_utf8(read(&format!("{case}.input.jsonl"))).expect("UTF-8 fixture");
+    let golden = json_lines(&read(&format!("{case}.events.jsonl")));
+    let (summary, events) = golden.split_last().expect("a golden file ends with its summary");
+    let mut live = Live::start();
+    let mut expected = events.iter().peekable();
+    for (i, line) in input.lines().enumerate() {
+        let n = i as u64 + 1;
+        live.write(line);
+        let written = Instant::now();
+        while let Some(want) = expected.next_if(|e| caused_by(e) <= n) {
+            let got = live.next().unwrap_or_else(|why| {
+                panic!("{case}: line {n} written, waiting for {}: {why}", describe(want));
+            });
+            assert_eq!(describe(&got), describe(want), "{case}: after line {n}");
+        }
+        assert!(written.elapsed() < WAIT, "{case}: line {n} took {:?} to be answered", written.elapsed());
+    }
+    assert!(expected.peek().is_none(), "{case}: events never caused by a line: {:?}", expected.map(describe).collect::<Vec<_>>());
+    drop(live.child.stdin.take());
+    let got = live.next().unwrap_or_else(|why| panic!("{case}: stdin closed, waiting for the summary: {why}"));
+    assert_eq!(describe(&got), describe(summary), "{case}: at the end of input");
+    assert!(live.next().is_err(), "{case}: nothing after the summary");
+    assert!(live.child.wait().expect("normalize exits").success(), "{case}: normalize exit status");
+}
+
+#[test]
+fn claude_partial_messages_are_answered_line_by_line() {
+    replay("claude/text-partial");
+}
+
+#[test]
+fn claude_tool_calls_are_answered_line_by_line() {
+    replay("claude/exit4");
+}
+
+#[test]
+fn codex_tool_calls_are_answered_line_by_line() {
+    replay("codex/exit4");
+}

@@ -1,0 +1,269 @@
+//! `project`: golden renderings of every mode over canonical inputs, colour, live output,
+//! and the behaviour of a Unix filter. The machine wire formats are checked in `machine`.
+
+mod machine;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+use predicates::prelude::*;
+
+use crate::support::*;
+
+/// Canonical inputs in `fixtures/project/<case>.events.jsonl`: copies of normalized captures
+/// (so a parser change does not move these goldens) and hand-written streams that reach
+/// every event type, parallel and nested tools, several sessions and unknown types.
+pub const CASES: &[&str] = &[
+    "claude-cancel",
+    "claude-deny-write",
+    "claude-err429",
+    "claude-exit4",
+    "claude-subagent",
+    "claude-text-partial",
+    "codex-cancel",
+    "codex-err400",
+    "codex-exit4",
+    "codex-write",
+    "empty",
+    "garbage",
+    "kitchen-sink",
+    "two-sessions",
+];
+
+/// Every mode but `jsonl`, whose output must be the input itself.
+const GOLDEN_MODES: &[&str] = &["normal", "verbose", "debug", "acp", "sse", "stream-json"];
+
+pub fn case_input(case: &str) -> Vec<u8> {
+    read(&format!("project/{case}.events.jsonl"))
+}
+
+fn project(args: &[&str], input: &[u8]) -> Vec<u8> {
+    let out = bin("project").args(args).write_stdin(input.to_vec()).output().expect("runs");
+    assert!(out.status.success(), "project {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+#[test]
+fn golden_renderings_of_every_mode() {
+    let mut failures = Vec::new();
+    for case in CASES {
+        for mode in GOLDEN_MODES {
+            let out = project(&["--mode", mode], &case_input(case));
+            if let Err(e) = golden(&format!("project/{case}.{mode}.out"), &out) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} golden renderings differ:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn every_project_fixture_is_used() {
+    let names: Vec<String> =
+        std::fs::read_dir(fixture("project")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    for name in &names {
+        let used = CASES.iter().any(|c| {
+            *name == format!("{c}.events.jsonl") || GOLDEN_MODES.iter().any(|m| *name == format!("{c}.{m}.out"))
+        });
+        assert!(used, "fixtures/project/{name} is not used by any test");
+    }
+}
+
+#[test]
+fn jsonl_is_the_input_byte_for_byte() {
+    let mut all: Vec<Vec<u8>> = CASES.iter().map(|c| case_input(c)).collect();
+    for dir in ["codex", "claude"] {
+        for input in inputs(dir) {
+            all.push(read(&input.replace(".input.jsonl", ".events.jsonl")));
+        }
+    }
+    for input in all {
+        assert!(project(&["--mode", "jsonl"], &input) == input, "jsonl changed an input");
+    }
+}
+
+#[test]
+fn normal_is_the_default_and_hides_ids_tokens_and_raw_output() {
+    let input = case_input("kitchen-sink");
+    let normal = String::from_utf8(project(&[], &input)).unwrap();
+    assert_eq!(normal.as_bytes(), project(&["--mode", "normal"], &input));
+    for hidden in ["s1:1:", "c2", "1200 in", "test parses ... FAILED", "read_file", "garbage"] {
+        assert!(!normal.contains(hidden), "normal shows {hidden:?}:\n{normal}");
+    }
+    for shown in ["✕ failed", "exit 101", "2.3s", "⊘ denied", "⏱ timeout", "→ allow the command", "? approval needed"]
+    {
+        assert!(normal.contains(shown), "normal lacks {shown:?}:\n{normal}");
+    }
+}
+
+#[test]
+fn verbose_and_debug_add_detail_in_layers() {
+    let input = case_input("kitchen-sink");
+    let verbose = String::from_utf8(project(&["--mode", "verbose"], &input)).unwrap();
+    let debug = String::from_utf8(project(&["--mode", "debug"], &input)).unwrap();
+    for shown in
+        ["read_file", "tokens 1200 in", "∴ The test fails", "test parses ... FAILED", "in /work/app", "[CONTEXT]"]
+    {
+        assert!(verbose.contains(shown), "verbose lacks {shown:?}:\n{verbose}");
+    }
+    assert!(!verbose.contains("s1:1:"), "verbose shows event ids");
+    for shown in
+        ["s1:1:9", "correlationId=c2", "parentId=c4", "2026-01-01T00:00:09.000Z", r#"{"payload":{"toolCallId":"c2""#]
+    {
+        assert!(debug.contains(shown), "debug lacks {shown:?}");
+    }
+}
+
+#[test]
+fn a_child_agents_tools_are_nested_under_their_parent() {
+    let normal = String::from_utf8(project(&[], &case_input("claude-subagent"))).unwrap();
+    let lines: Vec<&str> = normal.lines().collect();
+    let parent = lines.iter().position(|l| l.starts_with("▸ delegating")).expect("the Agent call");
+    assert!(lines[parent + 1].starts_with("  ▸ running  echo from-subagent"), "{normal}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with('▸')).count(), 1, "one root tool only:\n{normal}");
+}
+
+#[test]
+fn colour_only_when_asked_for_or_on_a_terminal() {
+    let input = case_input("kitchen-sink");
+    for mode in ["normal", "verbose", "debug"] {
+        assert!(project(&["--mode", mode, "--color", "always"], &input).contains(&0x1b), "{mode} --color always");
+        assert!(!project(&["--mode", mode, "--color", "never"], &input).contains(&0x1b), "{mode} --color never");
+        // `bin` sets NO_COLOR; without it, auto still sees that stdout is not a terminal.
+        assert!(!project(&["--mode", mode], &input).contains(&0x1b), "{mode} with NO_COLOR");
+        let out =
+            bin("project").args(["--mode", mode]).env_remove("NO_COLOR").write_stdin(input.clone()).output().unwrap();
+        assert!(!out.stdout.contains(&0x1b), "{mode} auto into a pipe");
+    }
+    for mode in ["jsonl", "acp", "sse", "stream-json"] {
+        assert!(!project(&["--mode", mode, "--color", "always"], &input).contains(&0x1b), "{mode} is never coloured");
+    }
+}
+
+#[test]
+fn control_bytes_in_the_input_never_reach_the_terminal() {
+    let line = r#"{"schema":"minicode.output.v1","eventId":"s1:1:1","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":1},"payload":{"delta":"red \u001b[31mX\u001b[0m \u202eevil\r\n","role":"assistant"}}"#;
+    for mode in ["normal", "verbose", "debug"] {
+        let out = String::from_utf8(project(&["--mode", mode], format!("{line}\n").as_bytes())).unwrap();
+        assert!(!out.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{mode}: {out:?}");
+        assert!(out.contains("red X evil"), "{mode}: {out:?}");
+    }
+}
+
+#[test]
+fn help_lists_the_modes_and_exit_codes() {
+    let assert = bin("project").arg("--help").assert().success();
+    let help = predicate::str::contains("stream-json").and(predicate::str::contains("Exit status"));
+    assert.stdout(help.and(predicate::str::contains("--after")).and(predicate::str::contains("--color")));
+    bin("project").arg("--version").assert().success().stdout(predicate::str::contains("project"));
+}
+
+#[test]
+fn unknown_flags_and_modes_are_usage_errors() {
+    bin("project").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
+    bin("project").args(["--mode", "html"]).assert().code(2).stderr(predicate::str::contains("stream-json"));
+    bin("project").args(["--color", "sometimes"]).assert().code(2);
+    bin("project").args(["--after", "s1-1"]).write_stdin("").assert().code(2).stderr(predicate::str::contains("--mode sse"));
+}
+
+#[test]
+fn empty_input_gives_empty_output_except_stream_json() {
+    for mode in ["normal", "verbose", "debug", "jsonl", "acp", "sse"] {
+        bin("project").args(["--mode", mode]).write_stdin("").assert().success().stdout("");
+    }
+    let out = project(&["--mode", "stream-json"], b"");
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!((lines[0]["type"].as_str(), lines[0]["subtype"].as_str()), (Some("system"), Some("init")));
+    assert_eq!((lines[1]["type"].as_str(), lines[1]["is_error"].as_bool()), (Some("result"), Some(true)));
+}
+
+#[test]
+fn a_malformed_line_is_named_on_stderr_and_the_rest_still_rendered() {
+    let mut input = case_input("codex-exit4");
+    input.splice(0..0, b"{not json\n".iter().copied());
+    let assert = bin("project").write_stdin(input).assert().code(1).stderr(predicate::str::contains("line 1"));
+    assert.stdout(predicate::str::contains("✕ failed  exit 4"));
+}
+
+#[test]
+fn unknown_event_types_are_carried_or_skipped_but_never_fatal() {
+    let line = r#"{"schema":"minicode.output.v1","eventId":"s1:1:1","type":"brand.new","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":1},"payload":{"x":[1,2]},"extra":true}"#;
+    let input = format!("{line}\n");
+    assert_eq!(project(&["--mode", "normal"], input.as_bytes()), b"");
+    assert_eq!(String::from_utf8(project(&["--mode", "verbose"], input.as_bytes())).unwrap(), "· brand.new\n");
+    assert_eq!(project(&["--mode", "jsonl"], input.as_bytes()), input.as_bytes());
+    let acp = json_lines(&project(&["--mode", "acp"], input.as_bytes()));
+    assert_eq!(acp[0]["method"], "_minicode/brand.new");
+    assert_eq!(acp[0]["params"]["event"]["extra"], true);
+    let sse = String::from_utf8(project(&["--mode", "sse"], input.as_bytes())).unwrap();
+    assert!(sse.starts_with("id: s1-1\nevent: raw\n"), "{sse}");
+}
+
+#[test]
+fn output_is_live_while_the_input_is_still_open() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("project"))
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let input = String::from_utf8(case_input("codex-exit4")).unwrap();
+    let started = input.lines().find(|l| l.contains("\"tool.started\"")).unwrap();
+    writeln!(stdin, "{started}").unwrap();
+    stdin.flush().unwrap();
+    // Blocks until project writes the line: it must not wait for the end of input.
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert_eq!(line, "▸ running  printf 'line1\\nline2\\n'; exit 4\n");
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    let big = read("codex/bigout.events.jsonl").repeat(20);
+    for mode in ["jsonl", "verbose"] {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("project"))
+            .args(["--mode", mode])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let big = big.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&big);
+        });
+        let mut first = [0u8; 10];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let status = child.wait().unwrap();
+        writer.join().unwrap();
+        let mut err = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        assert!(status.success(), "{mode}: exit {status:?}, stderr {err:?}");
+        assert!(err.is_empty(), "{mode}: stderr {err:?}");
+    }
+}
+
+#[test]
+fn projections_know_nothing_about_providers() {
+    fn scan(dir: &std::path::Path) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                scan(&path);
+            } else {
+                let text = std::fs::read_to_string(&path).unwrap();
+                assert!(!text.contains("crate::provider"), "{} uses crate::provider", path.display());
+            }
+        }
+    }
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    scan(&src.join("projection"));
+    assert!(!std::fs::read_to_string(src.join("projection.rs")).unwrap().contains("crate::provider"));
+}
