@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use super::figures::{Budget, Cost, Tokens};
 use super::model::{limits, Report, SessionReport};
-use super::words::{self, count, safe};
-use crate::event::{PlanStatus, Status, ToolKind};
+use super::words::{self, count, readable, safe, Mark};
+use crate::event::{Status, ToolKind};
 
 /// Renders a report as Markdown.
 pub fn to_markdown(r: &Report) -> String {
@@ -30,7 +30,7 @@ pub fn to_markdown(r: &Report) -> String {
             if let Some(d) = &f.during {
                 let _ = writeln!(out, "- **While:** {}", cell(d));
             }
-            let _ = writeln!(out, "- **Why:** {}", cell(&e.message));
+            let _ = writeln!(out, "- **Why:** {}", cell(&readable(&e.message)));
             if let Some(a) = &e.action {
                 let _ = writeln!(out, "- **Next:** {}", cell(a));
             }
@@ -42,7 +42,7 @@ pub fn to_markdown(r: &Report) -> String {
         sessions.row(vec![
             cell(&s.session_id),
             cell(&[s.provider.as_deref(), s.model.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" · ")),
-            cell(words::status(s.status)),
+            cell(&words::status(s.status)),
             s.turns.to_string(),
             s.duration_ms.map_or_else(|| "unknown".into(), words::duration),
             s.tools.total.to_string(),
@@ -54,7 +54,7 @@ pub fn to_markdown(r: &Report) -> String {
         sessions.row(vec![
             "**Total**".into(),
             String::new(),
-            cell(words::status(status)),
+            cell(&words::status(status)),
             t.turns.to_string(),
             t.duration_ms.map_or_else(|| "unknown".into(), words::duration),
             t.tools.total.to_string(),
@@ -102,10 +102,10 @@ fn failing_tools(out: &mut String, sessions: &[SessionReport]) {
             table.row(vec![
                 cell(&s.session_id),
                 cell(&t.name),
-                cell(words::status(t.status)),
+                cell(&words::status(t.status)),
                 exit,
                 code(t.command.as_deref().or(t.target.as_deref())),
-                t.error.as_ref().map_or_else(String::new, |e| cell(&e.message)),
+                t.error.as_ref().map_or_else(String::new, |e| cell(&readable(&e.message))),
                 code(t.excerpt.as_deref()),
             ]);
         }
@@ -128,7 +128,7 @@ fn shell_commands(out: &mut String, sessions: &[SessionReport]) {
             table.row(vec![
                 cell(&s.session_id),
                 code(c.command.as_deref()),
-                cell(words::status(c.status)),
+                cell(&words::status(c.status)),
                 c.exit_code.map_or_else(|| "unknown".into(), |e| e.to_string()),
                 output,
                 if c.truncated { "yes" } else { "no" }.into(),
@@ -145,7 +145,7 @@ fn files(out: &mut String, sessions: &[SessionReport]) {
     let mut unlisted = false;
     for s in sessions {
         for (path, changes) in s.files.iter() {
-            let kinds: Vec<&str> = changes.iter().map(|c| words::change(*c)).collect();
+            let kinds: Vec<&str> = changes.iter().map(|c| Mark::file(*c).word).collect();
             table.row(vec![cell(&s.session_id), code(Some(path)), kinds.join(", ")]);
         }
         unlisted |= s.files.has_more();
@@ -160,12 +160,9 @@ fn plans(out: &mut String, sessions: &[SessionReport]) {
     let mut table = Table::new(&["Session", "Step", "Status"]);
     for s in sessions {
         for e in s.plan.iter().flat_map(|p| &p.entries) {
-            let status = match e.status {
-                PlanStatus::Completed => "✓ done",
-                PlanStatus::InProgress => "▸ in progress",
-                PlanStatus::Pending => "· pending",
-            };
-            table.row(vec![cell(&s.session_id), cell(&e.content), status.into()]);
+            let m = Mark::plan(e.status);
+            let status = format!("{} {}", m.glyph, m.word);
+            table.row(vec![cell(&s.session_id), cell(&e.content), status]);
         }
     }
     table.write(out, "Plan");

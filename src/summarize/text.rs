@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::model::{limits, Failure, Report, SessionReport};
-use super::words::{self, count, safe};
+use super::words::{self, count, readable, safe, Mark, Paint, Tone};
 use crate::event::Status;
 
 const INDENT: &str = "  ";
@@ -18,14 +18,14 @@ const EXCERPT_LINES: usize = 5;
 /// Renders a report as text; `color` adds ANSI colour (decided by the caller: a terminal
 /// and no `NO_COLOR`, or `--color always`).
 pub fn to_text(r: &Report, color: bool) -> String {
-    let p = Paint(color);
+    let p = Paint::new(color);
     let mut out = String::new();
     let t = r.totals();
     let head = r.headline();
     let mut facts = vec![count(r.runs.total, "run", "runs"), count(t.sessions, "session", "sessions"), count(t.turns, "turn", "turns")];
     facts.extend(t.duration_ms.map(words::duration));
     let status = head.as_ref().map_or(Status::Completed, |f| f.status);
-    let _ = writeln!(out, "{} · {}", p.bold(&p.status(status)), facts.join(" · "));
+    let _ = writeln!(out, "{} · {}", mark(p, status, 0), p.paint(Tone::Strong, &facts.join(" · ")));
     if r.runs.incomplete > 0 {
         row(&mut out, INDENT, "incomplete", &count(r.runs.incomplete, "run has no summary record", "runs have no summary record"));
     }
@@ -36,11 +36,11 @@ pub fn to_text(r: &Report, color: bool) -> String {
         out.push('\n');
         // The run's own failure was just told; a session that failed the same way says less.
         let told = head.as_ref().is_some_and(|f| f.error == s.error && f.during == s.during);
-        session(&mut out, &p, s, !told);
+        session(&mut out, p, s, !told);
     }
     if r.sessions.len() > 1 {
         out.push('\n');
-        let _ = writeln!(out, "{}", p.bold("totals"));
+        let _ = writeln!(out, "{}", p.paint(Tone::Strong, "totals"));
         row(&mut out, INDENT, "sessions", &format!("{} · {} not ok", t.sessions, t.failed_sessions));
         row(&mut out, INDENT, "tools", &tools(&t.tools, &t.tools_by_kind));
         row(&mut out, INDENT, "shell", &shell_counts(&t.shell));
@@ -72,11 +72,11 @@ pub fn to_text(r: &Report, color: bool) -> String {
     out
 }
 
-fn session(out: &mut String, p: &Paint, s: &SessionReport, tell_failure: bool) {
+fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
     let mut head = vec![format!("session {}", safe(&s.session_id))];
     head.extend(s.provider.as_deref().map(|x| safe(x).into_owned()));
     head.extend(s.model.as_deref().map(|x| safe(x).into_owned()));
-    let _ = writeln!(out, "{} · {}", p.bold(&head.join(" · ")), p.status(s.status));
+    let _ = writeln!(out, "{} · {}", p.paint(Tone::Strong, &head.join(" · ")), mark(p, s.status, 0));
     if let Some(prompt) = &s.prompt {
         row(out, INDENT, "prompt", &one_line(prompt));
     }
@@ -95,10 +95,10 @@ fn session(out: &mut String, p: &Paint, s: &SessionReport, tell_failure: bool) {
         if t.exit_code.is_some() || t.kind == crate::event::ToolKind::Shell {
             let _ = write!(line, " · {}", words::exit(t.exit_code));
         }
-        let _ = writeln!(out, "{INDENT}{}{line}", p.status_padded(t.status, LABEL));
+        let _ = writeln!(out, "{INDENT}{}{line}", mark(p, t.status, LABEL));
         let pad = format!("{INDENT}{:LABEL$}", "");
         if let Some(e) = &t.error {
-            let _ = writeln!(out, "{pad}why: {}", one_line(&e.message));
+            let _ = writeln!(out, "{pad}why: {}", one_line(&readable(&e.message)));
         }
         let excerpt = t.excerpt.as_deref().map(safe).unwrap_or_default();
         let lines: Vec<&str> = excerpt.lines().collect();
@@ -124,7 +124,7 @@ fn session(out: &mut String, p: &Paint, s: &SessionReport, tell_failure: bool) {
     if s.files.changes > 0 {
         row(out, INDENT, "files", &count(s.files.changes, "change", "changes"));
         for (path, changes) in s.files.iter() {
-            let kinds: Vec<&str> = changes.iter().map(|c| words::change(*c)).collect();
+            let kinds: Vec<&str> = changes.iter().map(|c| Mark::file(*c).word).collect();
             row(out, INDENT, "", &format!("{} ({})", safe(path), kinds.join(", ")));
         }
         if s.files.has_more() {
@@ -134,11 +134,7 @@ fn session(out: &mut String, p: &Paint, s: &SessionReport, tell_failure: bool) {
     if let Some(plan) = &s.plan {
         row(out, INDENT, "plan", &format!("{} of {} done · {} in progress · {} pending", plan.completed, plan.total, plan.in_progress, plan.pending));
         for e in &plan.entries {
-            let mark = match e.status {
-                crate::event::PlanStatus::Completed => "✓",
-                crate::event::PlanStatus::InProgress => "▸",
-                crate::event::PlanStatus::Pending => "·",
-            };
+            let mark = Mark::plan(e.status).glyph;
             row(out, INDENT, "", &format!("{mark} {}", one_line(&e.content)));
         }
     }
@@ -162,7 +158,7 @@ fn grammar(out: &mut String, indent: &str, f: &Failure) {
         row(out, indent, "while", &one_line(d));
     }
     if let Some(e) = &f.error {
-        row(out, indent, "why", &one_line(&e.message));
+        row(out, indent, "why", &one_line(&readable(&e.message)));
         if let Some(a) = &e.action {
             row(out, indent, "next", &one_line(a));
         }
@@ -210,34 +206,8 @@ fn row(out: &mut String, indent: &str, label: &str, value: &str) {
     let _ = writeln!(out, "{indent}{label:LABEL$}{value}");
 }
 
-/// ANSI styling, or none.
-struct Paint(bool);
-
-impl Paint {
-    fn wrap(&self, code: &str, s: &str) -> String {
-        if self.0 {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_owned()
-        }
-    }
-
-    fn bold(&self, s: &str) -> String {
-        self.wrap("1", s)
-    }
-
-    fn status(&self, s: Status) -> String {
-        self.status_padded(s, 0)
-    }
-
-    /// The status padded to `width` before it is coloured, so columns line up either way.
-    fn status_padded(&self, s: Status, width: usize) -> String {
-        let code = match s {
-            Status::Completed => "32",
-            Status::Failed => "31",
-            Status::Started | Status::Running => "36",
-            Status::Denied | Status::Cancelled | Status::Timeout | Status::Interrupted => "33",
-        };
-        self.wrap(code, &format!("{:width$}", words::status(s)))
-    }
+/// A status mark padded to `width` before it is coloured, so columns line up either way.
+fn mark(p: Paint, s: Status, width: usize) -> String {
+    let m = Mark::status(s);
+    p.paint(m.tone, &format!("{:width$}", format!("{} {}", m.glyph, m.word)))
 }

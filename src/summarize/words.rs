@@ -1,23 +1,17 @@
-//! The vocabulary the human renderings share: status glyphs and words, the error grammar's
-//! "what happened" per category, and how durations, sizes, tokens and costs read.
-
-use std::borrow::Cow;
+//! The vocabulary of the human reports: the projections' own (status marks, colours,
+//! durations, counts, clean text, readable provider errors), plus what only a report needs:
+//! the error grammar's "what happened" per category, sizes, tokens, costs and tallies.
 
 use super::figures::{Cost, Tokens};
 use super::tally::Tally;
-use crate::event::{ErrorCategory, FileChange, Status};
+use crate::event::{ErrorCategory, Status};
+pub use crate::projection::human::grammar::readable;
+pub use crate::projection::human::style::{clean as safe, count, duration, Mark, Paint, Tone};
 
-/// A status as a glyph and a word (`✓ done`, `✕ failed`, …).
-pub fn status(s: Status) -> &'static str {
-    match s {
-        Status::Completed => "✓ done",
-        Status::Failed => "✕ failed",
-        Status::Denied => "⊘ denied",
-        Status::Cancelled => "◌ cancelled",
-        Status::Timeout => "⏱ timeout",
-        Status::Interrupted => "… interrupted",
-        Status::Started | Status::Running => "▸ running",
-    }
+/// A status as a glyph and a word (`✓ done`, `✕ failed`, …), as the projections show it.
+pub fn status(s: Status) -> String {
+    let m = Mark::status(s);
+    format!("{} {}", m.glyph, m.word)
 }
 
 /// The first line of the error grammar: what happened, by category.
@@ -38,22 +32,6 @@ pub fn what_happened(c: &ErrorCategory) -> &'static str {
     }
 }
 
-/// Text with terminal control sequences removed (canonical input is already clean; this
-/// keeps hand-written input from reaching a terminal raw).
-pub fn safe(s: &str) -> Cow<'_, str> {
-    crate::scrub::control::clean(s)
-}
-
-/// `850 ms`, `5.4 s`, `3 min 20 s`, `1 h 2 min`.
-pub fn duration(ms: u64) -> String {
-    match ms {
-        0..=999 => format!("{ms} ms"),
-        1_000..=59_999 => format!("{:.1} s", ms as f64 / 1000.0),
-        60_000..=3_599_999 => format!("{} min {} s", ms / 60_000, ms % 60_000 / 1000),
-        _ => format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000),
-    }
-}
-
 /// `12 B`, `3.4 KiB`, `2.0 MiB`.
 pub fn bytes(n: u64) -> String {
     match n {
@@ -61,11 +39,6 @@ pub fn bytes(n: u64) -> String {
         1024..=1_048_575 => format!("{:.1} KiB", n as f64 / 1024.0),
         _ => format!("{:.1} MiB", n as f64 / 1_048_576.0),
     }
-}
-
-/// `1 turn`, `2 turns`.
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The known token counts (`19176 input · 24 output · … tokens`), or that none were reported.
@@ -110,11 +83,3 @@ pub fn exit(code: Option<i64>) -> String {
     code.map_or_else(|| "exit unknown".into(), |c| format!("exit {c}"))
 }
 
-/// `added`, `updated`, `deleted`.
-pub fn change(c: FileChange) -> &'static str {
-    match c {
-        FileChange::Add => "added",
-        FileChange::Update => "updated",
-        FileChange::Delete => "deleted",
-    }
-}
