@@ -22,6 +22,9 @@ fn cases() -> Vec<(String, String)> {
                 .filter_map(move |n| Some((format!("{dir}-{}", n.strip_suffix(".events.jsonl")?), format!("{dir}/{n}"))))
         })
         .collect();
+    // Hand-written streams with what the captures lack: a plan, a compaction, a cost, an
+    // unknown type, and two sessions in one stream whose record lists them.
+    v.extend(["kitchen-sink", "two-sessions"].map(|c| (format!("project-{c}"), format!("project/{c}.events.jsonl"))));
     v.sort();
     v
 }

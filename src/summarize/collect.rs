@@ -261,11 +261,12 @@ fn settle(s: &mut SessionReport, live: Live, record: Option<&Summary>, lone: boo
         }
     }
     s.duration_ms = duration.or(live.turn_ms);
-    let during = live.failure.as_ref().and_then(|f| f.during.clone());
+    let (during, seen) = live.failure.as_ref().map_or((None, None), |f| (f.during.clone(), f.error.clone()));
     let failure = match (stated, record) {
+        // The record says whether the session failed; the events may say more about why.
         (Some(f), _) => (!f.ok).then(|| Failure {
-            status: status_named(&f.status).unwrap_or(Status::Failed),
-            error: f.error.as_ref().map(bounded),
+            status: status_named(&f.status).filter(|s| *s != Status::Completed).unwrap_or(Status::Failed),
+            error: f.error.as_ref().map(bounded).or(seen),
             during,
         }),
         (None, Some(r)) if lone && r.ok => None,
