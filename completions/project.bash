@@ -23,14 +23,22 @@ _project() {
 
     case "${cmd}" in
         project)
-            opts="-h -V --mode --help --version"
+            opts="-h -V --mode --color --after --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "jsonl" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "normal verbose debug jsonl acp sse stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

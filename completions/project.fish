@@ -1,3 +1,13 @@
-complete -c project -l mode -d 'The projection' -r -f -a "jsonl\t''"
-complete -c project -s h -l help -d 'Print help'
+complete -c project -l mode -d 'The projection to write' -r -f -a "normal\t''
+verbose\t''
+debug\t''
+jsonl\t''
+acp\t''
+sse\t''
+stream-json\t''"
+complete -c project -l color -d 'When to colour human output: `auto` colours only a terminal, and never with NO_COLOR set' -r -f -a "auto\t'Colour when stdout is a terminal and `NO_COLOR` is unset or empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c project -l after -d 'With `--mode sse`: write only the frames after this frame id (`{session}-{seq}`), as a client\'s `Last-Event-ID` asks' -r
+complete -c project -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c project -s V -l version -d 'Print version'

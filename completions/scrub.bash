@@ -23,14 +23,14 @@ _scrub() {
 
     case "${cmd}" in
         scrub)
-            opts="-h -V --mode --help --version"
+            opts="-h -V --text --stats --list-rules --max-line-bytes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --mode)
-                    COMPREPLY=($(compgen -W "jsonl" -- "${cur}"))
+                --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -1,3 +1,6 @@
-complete -c scrub -l mode -d 'The scrubion' -r -f -a "jsonl\t''"
-complete -c scrub -s h -l help -d 'Print help'
+complete -c scrub -l max-line-bytes -d 'Lines longer than this are cut to their first 4 KiB (exit 1)' -r
+complete -c scrub -l text -d 'Treat the input as plain text, not JSONL (a PEM key over many lines goes whole)'
+complete -c scrub -l stats -d 'Print what was redacted, by kind, on stderr at the end'
+complete -c scrub -l list-rules -d 'Print the rule table (rule, kind, format, source) as Markdown and exit'
+complete -c scrub -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c scrub -s V -l version -d 'Print version'

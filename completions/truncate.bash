@@ -23,14 +23,26 @@ _truncate() {
 
     case "${cmd}" in
         truncate)
-            opts="-h -V --mode --help --version"
+            opts="-h -V --max-bytes --keep --fields --text --max-line-bytes --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --mode)
-                    COMPREPLY=($(compgen -W "jsonl" -- "${cur}"))
+                --max-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --keep)
+                    COMPREPLY=($(compgen -W "tail head head-tail" -- "${cur}"))
+                    return 0
+                    ;;
+                --fields)
+                    COMPREPLY=($(compgen -W "output input text raw other" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -28,6 +28,17 @@ pub enum Line<'a> {
     },
 }
 
+impl<'a> Line<'a> {
+    /// The line's text (the sample, for an oversized line) and, for an oversized line, its
+    /// full length in bytes.
+    pub fn into_text(self) -> (Cow<'a, str>, Option<u64>) {
+        match self {
+            Line::Text(t) => (t, None),
+            Line::Oversized { bytes, sample } => (Cow::Owned(sample), Some(bytes)),
+        }
+    }
+}
+
 /// Splits a byte stream into lines with `memchr`, holding at most one line plus a chunk.
 pub struct LineReader<R> {
     inner: R,
@@ -334,6 +345,30 @@ pub fn read_events<W: Write>(
     output: &mut LineWriter<W>,
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
+    read_lines(sources, max_line, output, |n, line, output| {
+        let item = match line {
+            Line::Text(t) if t.trim().is_empty() => return Ok(()),
+            Line::Text(t) => match serde_json::from_str(&t) {
+                Ok(ev) => EventLine::Event(ev),
+                Err(e) => EventLine::Bad { error: e.to_string(), text: t },
+            },
+            Line::Oversized { bytes, sample } => {
+                EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") }
+            }
+        };
+        on(n, item, output)
+    })
+}
+
+/// Reads the lines of `sources` in order, calling `on` for every line (blank ones too) with
+/// its 1-based number (counted across sources). `output` is flushed whenever the next read
+/// could block, so filters built on this stay live in a pipe.
+pub fn read_lines<W: Write>(
+    sources: &[Source],
+    max_line: usize,
+    output: &mut LineWriter<W>,
+    mut on: impl FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
+) -> anyhow::Result<u64> {
     use anyhow::Context;
     let mut n = 0;
     for source in sources {
@@ -341,19 +376,7 @@ pub fn read_events<W: Write>(
         let mut lines = LineReader::new(input, max_line);
         while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
             n += 1;
-            let item = match line {
-                Line::Text(t) if t.trim().is_empty() => None,
-                Line::Text(t) => Some(match serde_json::from_str(&t) {
-                    Ok(ev) => EventLine::Event(ev),
-                    Err(e) => EventLine::Bad { error: e.to_string(), text: t },
-                }),
-                Line::Oversized { bytes, sample } => {
-                    Some(EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") })
-                }
-            };
-            if let Some(item) = item {
-                on(n, item, output)?;
-            }
+            on(n, line, output)?;
             if !lines.has_buffered_line() {
                 output.flush()?;
             }

@@ -1,12 +1,30 @@
-//! The `scrub` stage: terminal control bytes out of every string of an event (and secrets,
-//! once the rule table lands). Keys and ids are left alone; counts of redactions by kind
-//! feed the summary.
+//! The `scrub` stage: terminal control bytes out of every string ([`control`]), then secrets
+//! replaced by typed markers (`[REDACTED:github-token]`) following the rule table
+//! ([`rules`]). Keys and ids are left alone; counts of redactions by kind feed the summary.
+//!
+//! Scrubbing is idempotent: a marker never matches a rule, and a text is scrubbed until
+//! nothing changes, so a second pass finds nothing to do.
+//!
+//! ```
+//! use minicode_output::scrub::Scrubber;
+//! let mut s = Scrubber::new();
+//! let out = s.scrub_str("export GITHUB_TOKEN=\x1b[1m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\x1b[0m");
+//! assert_eq!(out, "export GITHUB_TOKEN=[REDACTED:github-token]");
+//! assert_eq!(s.scrub_str(&out), out);
+//! ```
 
+pub mod check;
 pub mod control;
+pub mod detect;
+pub mod json;
+pub mod rules;
+pub mod text;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::event::Event;
+use detect::Detector;
 
 /// Scrubs events and text, counting what it redacted.
 #[derive(Debug, Default)]
@@ -20,9 +38,37 @@ impl Scrubber {
         Scrubber::default()
     }
 
+    /// Scrubs one string: borrowed when nothing changed, the common case.
+    pub fn scrub_str<'a>(&mut self, s: &'a str) -> Cow<'a, str> {
+        let mut text = control::clean(s);
+        let detector = Detector::global();
+        // A redaction can complete a pattern around it only in contrived input; looping
+        // until nothing changes makes a second pass a no-op whatever the input.
+        for _ in 0..4 {
+            let found = detector.find(&text);
+            if found.is_empty() {
+                break;
+            }
+            let mut out = String::with_capacity(text.len());
+            let mut at = 0;
+            for f in &found {
+                let kind = detector.rule(f).kind;
+                out.push_str(&text[at..f.range.start]);
+                out.push_str("[REDACTED:");
+                out.push_str(kind);
+                out.push(']');
+                at = f.range.end;
+                *self.counts.entry(kind.to_owned()).or_insert(0) += 1;
+            }
+            out.push_str(&text[at..]);
+            text = Cow::Owned(out);
+        }
+        text
+    }
+
     /// Scrubs one string in place.
     pub fn scrub_text(&mut self, s: &mut String) {
-        if let std::borrow::Cow::Owned(c) = control::clean(s) {
+        if let Cow::Owned(c) = self.scrub_str(s) {
             *s = c;
         }
     }
@@ -30,6 +76,22 @@ impl Scrubber {
     /// Scrubs every content string of an event.
     pub fn scrub_event(&mut self, event: &mut Event) {
         event.for_each_text_mut(|_, s| self.scrub_text(s));
+    }
+
+    /// True when scrubbing `raw` could change it. `raw` may be a whole JSON line whose only
+    /// escapes are plain (see [`json::has_only_plain_escapes`]): `false` then means no string
+    /// value in it would change either.
+    pub fn may_change(&self, raw: &str) -> bool {
+        !control::is_clean(raw) || Detector::global().may_match(raw)
+    }
+
+    /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept).
+    /// Returns true when anything changed.
+    pub fn scrub_json_values(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
+        json::rewrite_values(line, out, |s| match self.scrub_str(s) {
+            Cow::Owned(new) => Some(new),
+            Cow::Borrowed(_) => None,
+        })
     }
 
     /// Redactions so far, by kind.

@@ -13,3 +13,5 @@ mod project;
 mod summarize;
 
 mod latency;
+mod scrub;
+mod truncate;

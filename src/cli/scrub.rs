@@ -1,39 +1,193 @@
-//! `scrub`: canonical JSONL in, one scrubion out (to be completed).
+//! `scrub`: secrets and terminal control bytes out of canonical JSONL (every string value,
+//! keys kept) or, with `--text`, out of any text.
 
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use anyhow::Context;
 use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::event::{Body, Event};
+use crate::io::{read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::scrub::json::{classify, has_only_plain_escapes, LineKind};
+use crate::scrub::rules::RULES;
+use crate::scrub::text::TextScrubber;
+use crate::scrub::Scrubber;
 
-/// Render canonical events for people or machines.
+/// Redact secrets and remove terminal control bytes from canonical minicode.output.v1 JSONL.
+///
+/// Every string value is scrubbed (keys are kept): known token formats become typed markers
+/// such as `[REDACTED:github-token]`, ANSI/OSC sequences and control characters other than
+/// newline and tab are removed, a `\r` progress line keeps its final state. Lines that are
+/// not events are scrubbed as text and passed through; nothing is dropped or reordered, and
+/// scrubbing twice gives the same output as scrubbing once. A `summary` record's
+/// `input.redactions` is raised by what this run redacted before it.
 #[derive(Debug, Parser)]
-#[command(name = "scrub", version)]
+#[command(name = "scrub", version, after_help = AFTER_HELP)]
 pub struct Args {
-    /// The scrubion.
-    #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
-    pub mode: String,
+    /// Treat the input as plain text, not JSONL (a PEM key over many lines goes whole).
+    #[arg(long)]
+    pub text: bool,
+    /// Print what was redacted, by kind, on stderr at the end.
+    #[arg(long)]
+    pub stats: bool,
+    /// Print the rule table (rule, kind, format, source) as Markdown and exit.
+    #[arg(long)]
+    pub list_rules: bool,
+    /// Lines longer than this are cut to their first 4 KiB (exit 1).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE)]
+    pub max_line_bytes: usize,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
 }
+
+const AFTER_HELP: &str = "\
+Examples:
+  codex exec --json 'fix it' | normalize --max-bytes 1000000 | scrub | truncate
+  scrub --stats run.events.jsonl > run.clean.jsonl
+  make test 2>&1 | scrub --text
+  scrub --list-rules
+
+Exit status:
+  0  every line was scrubbed
+  1  some lines were not canonical events or were over --max-line-bytes (they were still
+     scrubbed and written; see stderr)
+  2  usage error, or a file could not be read";
 
 impl Command for Args {
     const NAME: &'static str = "scrub";
 
     fn run(self) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(std::io::stdout().lock());
-        let mut diag = Diagnostics::new(Self::NAME);
-        let mut rejected = false;
-        read_events(&Source::from_operands(&self.common.files), DEFAULT_MAX_LINE, &mut out, |n, line, out| {
-            match line {
-                EventLine::Event(ev) => out.write_json(&ev)?,
-                EventLine::Bad { error, .. } => {
-                    rejected = true;
-                    diag.say(&format!("line {n}: not a canonical event: {error}"));
-                }
+        if self.list_rules {
+            out.write_line(&rule_table())?;
+            out.flush()?;
+            return Ok(Outcome::Success);
+        }
+        let mut run = Run { scrubber: Scrubber::new(), diag: Diagnostics::new(Self::NAME), rejected: false, at_summary: BTreeMap::new() };
+        let mut text = TextScrubber::new();
+        read_lines(&Source::from_operands(&self.common.files), self.max_line_bytes, &mut out, |n, line, out| {
+            let (line, oversized) = line.into_text();
+            if let Some(bytes) = oversized {
+                run.reject(&oversized_message(n, bytes, line.len()));
+            }
+            if self.text {
+                text.line(&mut run.scrubber, &line, |s| out.write_line(s))?;
+            } else {
+                run.jsonl_line(n, &line, out.line_buf())?;
+                out.end_line()?;
             }
             Ok(())
         })?;
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+        text.finish(&mut run.scrubber, |s| out.write_line(s))?;
+        out.flush()?;
+        if self.stats {
+            print_stats(run.scrubber.counts());
+        }
+        drop(run.diag);
+        std::io::stderr().flush().ok();
+        Ok(if run.rejected { Outcome::Rejected } else { Outcome::Success })
     }
+}
+
+/// The message for a line over `--max-line-bytes` (shared with `truncate`).
+pub(super) fn oversized_message(n: u64, bytes: u64, kept: usize) -> String {
+    format!("line {n}: {bytes} bytes is over --max-line-bytes; only its first {kept} bytes are kept")
+}
+
+/// The state of one run over canonical JSONL.
+struct Run {
+    scrubber: Scrubber,
+    diag: Diagnostics,
+    rejected: bool,
+    /// The counts when the last summary was written, so the next one adds only what is new.
+    at_summary: BTreeMap<String, u64>,
+}
+
+impl Run {
+    fn reject(&mut self, msg: &str) {
+        self.rejected = true;
+        self.diag.say(msg);
+    }
+
+    /// Scrubs one JSONL line into `buf` (without its newline).
+    fn jsonl_line(&mut self, n: u64, line: &str, buf: &mut Vec<u8>) -> anyhow::Result<()> {
+        if line.trim().is_empty() {
+            buf.extend_from_slice(line.as_bytes());
+            return Ok(());
+        }
+        // The common case: nothing in the raw line could change, so no string value can.
+        let quick = has_only_plain_escapes(line) && !self.scrubber.may_change(line);
+        let kind = quick.then(|| canonical_kind(line)).flatten().unwrap_or_else(|| classify(line));
+        match kind {
+            LineKind::Event { .. } | LineKind::Json if quick => buf.extend_from_slice(line.as_bytes()),
+            LineKind::Event { .. } | LineKind::Json => {
+                self.scrubber.scrub_json_values(line, buf);
+            }
+            LineKind::Text => buf.extend_from_slice(self.scrubber.scrub_str(line).as_bytes()),
+        }
+        match kind {
+            LineKind::Event { summary: true } => self.update_summary(buf)?,
+            LineKind::Event { summary: false } => {}
+            LineKind::Json => self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA)),
+            LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
+        }
+        Ok(())
+    }
+
+    /// Adds what was redacted since the last summary to the summary just written to `buf`.
+    fn update_summary(&mut self, buf: &mut Vec<u8>) -> anyhow::Result<()> {
+        let counts = self.scrubber.counts();
+        if *counts == self.at_summary {
+            return Ok(());
+        }
+        let start = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let mut ev: Event = serde_json::from_slice(&buf[start..]).context("re-reading a scrubbed summary")?;
+        if let Body::Summary(s) = &mut ev.body {
+            for (kind, &now) in counts {
+                let new = now - self.at_summary.get(kind).copied().unwrap_or(0);
+                if new > 0 {
+                    *s.figures.input.redactions.entry(kind.clone()).or_insert(0) += new;
+                }
+            }
+            buf.truncate(start);
+            serde_json::to_writer(&mut *buf, &ev)?;
+        }
+        self.at_summary = counts.clone();
+        Ok(())
+    }
+}
+
+/// The kind of a line as `normalize` writes events (`{"schema":"minicode.output.v1","eventId":…,
+/// "type":…`), told without parsing it; `None` for any other spelling. Only used for lines
+/// passed through unchanged, so a full parse is spent only where strings are rewritten.
+fn canonical_kind(line: &str) -> Option<LineKind> {
+    let rest = line.strip_prefix("{\"schema\":\"minicode.output.v1\",\"eventId\":\"")?;
+    if !line.ends_with('}') {
+        return None;
+    }
+    let after_id = &rest[memchr::memchr(b'"', rest.as_bytes())? + 1..];
+    let type_name = after_id.strip_prefix(",\"type\":\"")?;
+    Some(LineKind::Event { summary: type_name.starts_with("summary\"") })
+}
+
+fn print_stats(counts: &BTreeMap<String, u64>) {
+    let total: u64 = counts.values().sum();
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "scrub: {total} redaction(s)");
+    for (kind, n) in counts {
+        let _ = writeln!(err, "  {kind:<24} {n}");
+    }
+}
+
+/// The rule table as Markdown.
+pub fn rule_table() -> String {
+    let mut t = String::from("| rule | marker kind | format | source |\n|---|---|---|---|\n");
+    for r in RULES {
+        t.push_str(&format!("| {} | {} | {} | {} |\n", r.id, r.kind, r.format.replace('|', "\\|"), r.source));
+    }
+    t.pop();
+    t
 }

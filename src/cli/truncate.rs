@@ -1,39 +1,231 @@
-//! `truncate`: canonical JSONL in, one truncateion out (to be completed).
+//! `truncate`: every text field of canonical JSONL bounded, UTF-8-safe, or with `--text`
+//! a whole text stream bounded.
 
-use clap::Parser;
+use std::io::{Read, Write};
+
+use anyhow::Context;
+use clap::{Parser, ValueEnum};
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::bound::{bound, Keep};
+use crate::engine::DEFAULT_FIELD_BOUND;
+use crate::event::{Event, TextField};
+use crate::io::{read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::scrub::json::{classify, rewrite_values, LineKind};
+use crate::truncate::{FieldSet, TextTruncator, Truncator};
 
-/// Render canonical events for people or machines.
+/// Bound the text fields of canonical minicode.output.v1 JSONL.
+///
+/// Each selected text field longer than --max-bytes is cut on a UTF-8 character boundary,
+/// never grown. Tool output keeps its newest bytes (the end of a log is what matters) and
+/// its event gets `truncated: true`; other text keeps 70 % head and 30 % tail around a
+/// marker `[… N bytes truncated …]`. Events keep their order and count; truncating twice
+/// gives the same output as truncating once. Lines that are not events are bounded string
+/// by string (or, when not JSON, as one text) and passed through.
 #[derive(Debug, Parser)]
-#[command(name = "truncate", version)]
+#[command(name = "truncate", version, after_help = AFTER_HELP)]
 pub struct Args {
-    /// The truncateion.
-    #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
-    pub mode: String,
+    /// The most bytes a field keeps (with --text: the whole output).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_FIELD_BOUND)]
+    pub max_bytes: usize,
+    /// How a cut field keeps its bytes [default: tail for tool output, head-tail for the
+    /// rest; tail with --text].
+    #[arg(long, value_name = "HOW")]
+    pub keep: Option<KeepArg>,
+    /// Which fields to bound, comma-separated [default: all].
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub fields: Vec<FieldArg>,
+    /// Treat the input as plain text and bound all of it.
+    #[arg(long)]
+    pub text: bool,
+    /// Lines longer than this are cut to their first 4 KiB (exit 1).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE)]
+    pub max_line_bytes: usize,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
 }
+
+/// `--keep`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KeepArg {
+    /// The newest bytes.
+    Tail,
+    /// The oldest bytes.
+    Head,
+    /// 70 % head, 30 % tail, and a marker stating the bytes cut.
+    HeadTail,
+}
+
+impl From<KeepArg> for Keep {
+    fn from(k: KeepArg) -> Keep {
+        match k {
+            KeepArg::Tail => Keep::Tail,
+            KeepArg::Head => Keep::Head,
+            KeepArg::HeadTail => Keep::HeadTail,
+        }
+    }
+}
+
+/// `--fields`: the roles of text fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FieldArg {
+    /// Tool output: `stdout`/`stderr` of tool terminals, `delta` of `tool.output`.
+    Output,
+    /// Tool input: `command` and `input` of `tool.started`.
+    Input,
+    /// Text: `delta` of `text`/`reasoning`, prompts, plan entries, warning messages.
+    Text,
+    /// The `line` of `raw` events.
+    Raw,
+    /// Everything else: paths, titles, error messages, unknown payloads.
+    Other,
+}
+
+impl From<FieldArg> for TextField {
+    fn from(f: FieldArg) -> TextField {
+        match f {
+            FieldArg::Output => TextField::ToolOutput,
+            FieldArg::Input => TextField::Input,
+            FieldArg::Text => TextField::Text,
+            FieldArg::Raw => TextField::Raw,
+            FieldArg::Other => TextField::Other,
+        }
+    }
+}
+
+const AFTER_HELP: &str = "\
+Examples:
+  normalize run.jsonl | truncate --max-bytes 16384 --keep head-tail | project
+  truncate --fields output,raw --max-bytes 4096 run.events.jsonl
+  cargo build 2>&1 | truncate --text --max-bytes 16384 --keep head-tail
+
+Exit status:
+  0  every line was bounded
+  1  some lines were not canonical events or were over --max-line-bytes (they were still
+     bounded and written; see stderr)
+  2  usage error, or a file could not be read";
 
 impl Command for Args {
     const NAME: &'static str = "truncate";
 
     fn run(self) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(std::io::stdout().lock());
+        let sources = Source::from_operands(&self.common.files);
+        if self.text {
+            let keep = self.keep.map_or(Keep::Tail, Keep::from);
+            return text(&sources, TextTruncator::new(self.max_bytes, keep), &mut out);
+        }
+        let fields = if self.fields.is_empty() { FieldSet::ALL } else { self.fields.iter().fold(FieldSet::NONE, |s, f| s.with((*f).into())) };
+        let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        read_events(&Source::from_operands(&self.common.files), DEFAULT_MAX_LINE, &mut out, |n, line, out| {
-            match line {
-                EventLine::Event(ev) => out.write_json(&ev)?,
-                EventLine::Bad { error, .. } => {
-                    rejected = true;
-                    diag.say(&format!("line {n}: not a canonical event: {error}"));
+        read_lines(&sources, self.max_line_bytes, &mut out, |n, line, out| {
+            let (line, oversized) = line.into_text();
+            if let Some(bytes) = oversized {
+                rejected = true;
+                diag.say(&super::scrub::oversized_message(n, bytes, line.len()));
+            }
+            if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
+                rejected = true;
+                diag.say(&format!("line {n}: {why}; bounded and kept"));
+            }
+            Ok(out.end_line()?)
+        })?;
+        out.flush()?;
+        drop(diag);
+        std::io::stderr().flush().ok();
+        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+    }
+}
+
+/// Bounds one JSONL line into `buf`; `Err` says why the line is not an event.
+fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {
+    if line.trim().is_empty() {
+        buf.extend_from_slice(line.as_bytes());
+        return Ok(());
+    }
+    let kind = classify(line);
+    // A decoded string is never longer than its JSON spelling, so a short line has nothing
+    // to cut and is passed through byte for byte.
+    let short = line.len() <= t.max();
+    match kind {
+        LineKind::Event { .. } if short => buf.extend_from_slice(line.as_bytes()),
+        LineKind::Event { .. } => match serde_json::from_str::<Event>(line) {
+            Ok(mut ev) => {
+                if t.truncate_event(&mut ev) {
+                    serde_json::to_writer(&mut *buf, &ev).map_err(|e| e.to_string())?;
+                } else {
+                    buf.extend_from_slice(line.as_bytes());
                 }
             }
-            Ok(())
-        })?;
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+            Err(e) => {
+                bound_values(t, line, buf);
+                return Err(format!("not a valid event ({e})"));
+            }
+        },
+        LineKind::Json => bound_values(t, line, buf),
+        LineKind::Text => {
+            let mut s = line.to_owned();
+            if bound(&mut s, t.max(), t.keep_for(TextField::Raw)) && s.contains('\n') {
+                // The marker's newlines would split the line; spaces keep it one line and
+                // the same length.
+                s = s.replace('\n', " ");
+            }
+            buf.extend_from_slice(s.as_bytes());
+        }
+    }
+    match kind {
+        LineKind::Event { .. } => Ok(()),
+        LineKind::Json => Err(format!("JSON but not a {} event", crate::event::SCHEMA)),
+        LineKind::Text => Err("not JSON".into()),
+    }
+}
+
+/// Bounds every string value of a JSON line that is not an event, as `other` text.
+fn bound_values(t: &Truncator, line: &str, buf: &mut Vec<u8>) {
+    rewrite_values(line, buf, |s| {
+        let mut s = s.to_owned();
+        t.truncate_str(TextField::Other, &mut s).then_some(s)
+    });
+}
+
+/// Bounds the whole text input, streaming: the head is not held back longer than needed.
+fn text<W: Write>(sources: &[Source], mut t: TextTruncator, out: &mut LineWriter<W>) -> anyhow::Result<Outcome> {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    for source in sources {
+        let mut input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
+        loop {
+            let n = match input.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e).with_context(|| format!("reading {}", source.name())),
+            };
+            pending.extend_from_slice(&chunk[..n]);
+            let whole = complete_utf8(&pending);
+            t.push(&String::from_utf8_lossy(&pending[..whole]));
+            pending.drain(..whole);
+        }
+    }
+    t.push(&String::from_utf8_lossy(&pending));
+    let (kept, _) = t.finish();
+    out.line_buf().extend_from_slice(kept.as_bytes());
+    out.flush()?;
+    Ok(Outcome::Success)
+}
+
+/// The length of the longest prefix of `b` that does not end inside a UTF-8 character
+/// (invalid bytes count as whole; they decode to U+FFFD).
+fn complete_utf8(b: &[u8]) -> usize {
+    match std::str::from_utf8(b) {
+        Ok(_) => b.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => {
+            // Invalid bytes inside: hold back at most the last 3 bytes if they start a char.
+            let tail = b.len().saturating_sub(3);
+            (tail..b.len()).find(|&i| b[i] >= 0xc0).unwrap_or(b.len())
+        }
     }
 }

@@ -121,3 +121,28 @@ pub fn only<'a>(events: &'a [serde_json::Value], kind: &str) -> &'a serde_json::
         other => panic!("{} {kind} events, expected one", other.len()),
     }
 }
+
+/// Runs `name args` on a large input, closes its stdout after the first bytes (`| head`),
+/// and checks that it exits 0 without a word on stderr.
+pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin(name))
+        .args(args)
+        .env("SOURCE_DATE_EPOCH", EPOCH)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut stdin = child.stdin.take().expect("piped");
+    // The child may stop reading once its stdout is gone, so a failed write is expected.
+    let writer = std::thread::spawn(move || drop(stdin.write_all(&input)));
+    let mut first = [0u8; 16];
+    child.stdout.as_mut().expect("piped").read_exact(&mut first).expect("some output");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("exits");
+    writer.join().expect("writer thread");
+    assert!(out.status.success(), "{name}: {:?} on a closed stdout; stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{name}: stderr on a closed stdout: {}", String::from_utf8_lossy(&out.stderr));
+}

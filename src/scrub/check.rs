@@ -1,0 +1,297 @@
+//! Second looks at a candidate secret after its pattern matched: format checksums (GitHub,
+//! npm), structure (JWT, Discord ids, PEM bodies) and the heuristics that keep placeholders,
+//! code and ordinary words from being redacted. False positives destroy the output's value,
+//! so every rule passes through one of these.
+
+/// How a rule confirms a candidate; every check also rejects placeholders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// The format is specific enough on its own.
+    Format,
+    /// The last 6 characters are the base62 CRC32 of the 30 after the prefix (GitHub, npm).
+    Crc32Base62,
+    /// A JWT whose first segment decodes to a JSON header naming `alg` or `typ`.
+    Jwt,
+    /// A Discord bot token: its first segment is the base64 of a numeric user id.
+    DiscordId,
+    /// A PEM block whose body holds real base64, not `...`.
+    PemBody,
+    /// Random-looking letters (Hugging Face tokens), not a CamelCase identifier.
+    RandomLetters,
+    /// A password in a URL or connection string: not a placeholder word or a variable.
+    Password,
+    /// A value assigned to a secret-looking name, at least this long: see [`looks_assigned`].
+    Assigned(usize),
+}
+
+impl Check {
+    /// True when `secret`, found by a rule's pattern and followed by `after` in the text,
+    /// is taken as a real secret.
+    pub fn accepts(self, secret: &str, after: &str) -> bool {
+        if secret.contains("[REDACTED") {
+            return false;
+        }
+        match self {
+            Check::PemBody => has_base64_run(secret, 40),
+            _ if is_placeholder(secret) => false,
+            Check::Format => true,
+            Check::Crc32Base62 => has_crc32_checksum(secret),
+            Check::Jwt => is_jwt(secret),
+            Check::DiscordId => is_discord_token(secret),
+            Check::RandomLetters => letters_look_random(secret.rsplit('_').next().unwrap_or(secret)),
+            Check::Password => is_password(secret),
+            // A value followed by `(` is a call (`getpass()`, `parenthesized!(…)`): code.
+            Check::Assigned(min) => {
+                let quoted = after.trim_start_matches('\\').starts_with(['"', '\'', '`']);
+                !after.starts_with('(') && looks_assigned(secret, min) && (quoted || !is_compound_identifier(secret))
+            }
+        }
+    }
+}
+
+/// Placeholders and references that stand for a secret without being one: `<your-key>`,
+/// `sk-...`, `YOUR_TOKEN_HERE`, `xxxx`, `${TOKEN}`, `{{ secrets.X }}`, `****`, AWS's
+/// documented `…EXAMPLE` keys, and runs of one repeated or sequential character.
+pub fn is_placeholder(v: &str) -> bool {
+    const MARKS: [&str; 22] = [
+        "example", "xxxx", "your", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample",
+        "redacted", "fake", "replace", "insert", "_here", "-here", "****", "...", "…", "${", "{{", "}}", "$(",
+    ];
+    let lower = v.to_ascii_lowercase();
+    if MARKS.iter().any(|m| lower.contains(m)) || v.starts_with(['<', '$', '%', '@', '&']) || v.ends_with(['>', '%']) {
+        return true;
+    }
+    has_monotone_run(v.as_bytes(), 8)
+}
+
+/// True when `b` holds `len` bytes in a row that repeat one byte or count up by one
+/// (`00000000`, `abcdefgh`, `12345678`), as typed placeholders do and random text rarely does.
+fn has_monotone_run(b: &[u8], len: usize) -> bool {
+    let (mut same, mut step) = (1, 1);
+    for w in b.windows(2) {
+        same = if w[1] == w[0] { same + 1 } else { 1 };
+        step = if w[1] == w[0].wrapping_add(1) && w[1].is_ascii_alphanumeric() { step + 1 } else { 1 };
+        if same >= len || step >= len {
+            return true;
+        }
+    }
+    false
+}
+
+const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// The IEEE CRC32 (as zlib computes it) of `data`.
+pub fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &byte in data {
+        crc ^= u32::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// The 6-character base62 checksum GitHub and npm tokens end with: the CRC32 of the random
+/// part, in the alphabet `0-9A-Za-z`, padded with `0`.
+pub fn base62_checksum(random: &str) -> String {
+    let mut n = crc32(random.as_bytes());
+    let mut out = [b'0'; 6];
+    for slot in out.iter_mut().rev() {
+        *slot = BASE62[(n % 62) as usize];
+        n /= 62;
+    }
+    // Only ASCII bytes from BASE62 were written.
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// True when a `prefix_` token ends with the base62 CRC32 of the characters between the
+/// prefix and those 6.
+pub fn has_crc32_checksum(token: &str) -> bool {
+    let body = token.rsplit('_').next().unwrap_or("");
+    body.len() > 6 && body.is_ascii() && base62_checksum(&body[..body.len() - 6]) == body[body.len() - 6..]
+}
+
+/// Decodes unpadded or padded base64, standard or URL-safe.
+pub fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for c in s.trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+fn is_jwt(token: &str) -> bool {
+    let header = token.split('.').next().and_then(base64_decode).unwrap_or_default();
+    let header = String::from_utf8_lossy(&header);
+    header.starts_with('{') && (header.contains("\"alg\"") || header.contains("\"typ\""))
+}
+
+fn is_discord_token(token: &str) -> bool {
+    let id = token.split('.').next().and_then(base64_decode).unwrap_or_default();
+    (17..=20).contains(&id.len()) && id.iter().all(u8::is_ascii_digit)
+}
+
+fn has_base64_run(s: &str, len: usize) -> bool {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/')).any(|run| run.len() >= len)
+}
+
+/// Random mixed-case letters switch case often; CamelCase identifiers switch about twice a
+/// word and have no runs of capitals unless they hold an acronym.
+fn letters_look_random(s: &str) -> bool {
+    let b = s.as_bytes();
+    let switches = b.windows(2).filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase()).count();
+    let capital_pairs = b.windows(2).filter(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase()).count();
+    switches * 3 >= b.len() || (capital_pairs >= 3 && switches * 5 >= b.len())
+}
+
+fn is_password(v: &str) -> bool {
+    const WORDS: [&str; 10] = ["password", "passwd", "pass", "pwd", "secret", "token", "x", "null", "none", "undefined"];
+    !v.chars().all(|c| c == '*' || c == 'x' || c == 'X') && !WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
+}
+
+/// A value assigned to a secret-looking name (`API_KEY=…`, `"password": "…"`) is taken as a
+/// secret when it is at least `min` bytes, holds a letter and a digit or symbol (or is long
+/// random letters), and is not code (`os.environ`, `get_token`, `Option`, `*mut`), a path, a
+/// URL, a version, a word list (`my-app-secret`), a boolean or a number. (Unquoted compound
+/// identifiers, `Ed25519PrivateKey`, are rejected by the caller, which knows the quoting.)
+pub fn looks_assigned(v: &str, min: usize) -> bool {
+    if v.len() < min || !v.bytes().any(|c| c.is_ascii_alphabetic()) {
+        return false;
+    }
+    const WORDS: [&str; 6] = ["true", "false", "null", "none", "undefined", "required"];
+    if WORDS.iter().any(|w| v.eq_ignore_ascii_case(w)) || is_path_or_url(v) || is_version(v) {
+        return false;
+    }
+    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
+    let has_symbol = v.bytes().any(|c| !c.is_ascii_alphanumeric() && !matches!(c, b'_' | b'-' | b'.' | b':'));
+    if v.starts_with('*') {
+        return false;
+    }
+    if has_digit || has_symbol {
+        return !is_code_path(v);
+    }
+    // Letters joined by `_ - . ::`: an identifier, a word list or a dotted path, unless the
+    // letters are long and random.
+    v.len() >= 20 && !v.contains(['.', ':']) && letters_look_random(&v.replace(['_', '-'], ""))
+}
+
+/// `snake_case_2`, `camelCase`, `Ed25519PrivateKey`: an identifier of two or more words,
+/// the kind a type annotation or an assignment in code names. Words are the letter runs
+/// split at `_`, digits and lower-to-upper case changes; they are words when none is a lone
+/// letter, they average 3+ letters and each of 3+ letters has a vowel. About 1.5 % of
+/// random 24-character strings pass this too, which is why quoted values skip the test.
+pub fn is_compound_identifier(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+        return false;
+    }
+    let mut words: Vec<&[u8]> = Vec::new();
+    let mut start = None;
+    for (i, c) in b.iter().enumerate() {
+        let boundary = !c.is_ascii_alphabetic() || (c.is_ascii_uppercase() && i > 0 && b[i - 1].is_ascii_lowercase());
+        if boundary {
+            if let Some(s) = start.take() {
+                words.push(&b[s..i]);
+            }
+        }
+        if c.is_ascii_alphabetic() && start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        words.push(&b[s..]);
+    }
+    let letters: usize = words.iter().map(|w| w.len()).sum();
+    let vowel = |w: &&[u8]| w.iter().any(|c| b"aeiouyAEIOUY".contains(c));
+    words.len() >= 2 && words.iter().all(|w| w.len() >= 2) && letters >= 3 * words.len() && words.iter().filter(|w| w.len() >= 3).all(vowel)
+}
+
+fn is_path_or_url(v: &str) -> bool {
+    v.starts_with(['/', '~']) || v.starts_with("./") || v.starts_with("../") || v.contains("://") || {
+        let b = v.as_bytes();
+        b.len() > 2 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\'
+    }
+}
+
+fn is_version(v: &str) -> bool {
+    let v = v.strip_prefix('v').unwrap_or(v);
+    v.split('.').count() >= 2 && v.split('.').all(|p| !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()))
+}
+
+/// `a.b.c`, `A::b`, `ed25519.Ed25519PrivateKey` where every part is an identifier and the
+/// letters do not look random: code, not a secret.
+fn is_code_path(v: &str) -> bool {
+    let parts: Vec<&str> = v.split(['.', ':']).filter(|p| !p.is_empty()).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let b = p.as_bytes();
+            (b[0].is_ascii_alphabetic() || b[0] == b'_') && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        })
+        && !letters_look_random(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_matches_zlib() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn base62_checksum_round_trips() {
+        let random = "abcdefghijKLMNOPQRST0123456789";
+        let token = format!("ghp_{random}{}", base62_checksum(random));
+        assert!(has_crc32_checksum(&token));
+        let mut bad = token.clone();
+        bad.replace_range(4..5, "b");
+        assert!(!has_crc32_checksum(&bad));
+    }
+
+    #[test]
+    fn placeholders_are_recognised() {
+        for p in ["<your-api-key>", "YOUR_TOKEN_HERE", "sk-...", "${TOKEN}", "{{ secrets.X }}", "AKIAIOSFODNN7EXAMPLE", "********", "abcdefghij"] {
+            assert!(is_placeholder(p), "{p}");
+        }
+        assert!(!is_placeholder("hX9q2LmZ0pR7"));
+    }
+
+    #[test]
+    fn assigned_values_need_to_look_like_secrets() {
+        for v in ["hunter22", "P@ssw0rd!", "s3cr3t-v4lue", "cGFzc3dvcmQxMjM="] {
+            assert!(looks_assigned(v, 6), "{v}");
+        }
+        for v in ["os.environ", "getpass.getpass", "Option", "my-app-secret", "/run/secrets/db", "1.2.3", "true", "12345678", "self.token", "AutoTokenizer", "*mut", "ed25519.Ed25519PrivateKey"] {
+            assert!(!looks_assigned(v, 6), "{v}");
+        }
+        for v in ["_bindgen_ty_24", "Ed25519PrivateKey", "my_pass_12"] {
+            assert!(is_compound_identifier(v) && !Check::Assigned(6).accepts(v, ";"), "{v}");
+            assert!(Check::Assigned(6).accepts(v, "\""), "{v} quoted");
+        }
+        for v in ["hunter22", "Summer2024", "q8ZtR2mXv9LpW4nK7sYb", "a-b_c"] {
+            assert!(!is_compound_identifier(v), "{v}");
+        }
+    }
+
+    #[test]
+    fn random_letters_differ_from_camel_case() {
+        assert!(letters_look_random("ZKOrbQvoHkWBlyzeFMMdHUGtBNLvNxBfIH"));
+        assert!(!letters_look_random("AutoModelForSequenceClassification"));
+    }
+}

@@ -1,0 +1,252 @@
+//! Finding secrets with the rule table: one keyword pass (two Aho-Corasick automata, one
+//! case-sensitive and one not, plus the rare hand-written scan) decides which rules could
+//! match; only those run their regexes, compiled on first use. Overlapping findings are
+//! settled by the table's order, so a specific format wins over a generic assignment.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use regex::Regex;
+
+use super::rules::{Anchor, Rule, RULES};
+use crate::bound::{ceil_boundary, floor_boundary};
+
+/// One secret found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Its bytes in the text.
+    pub range: Range<usize>,
+    /// The rule that found it, an index into [`RULES`].
+    pub rule: usize,
+}
+
+/// The compiled rule table. Build it once with [`Detector::global`].
+pub struct Detector {
+    rules: &'static [Rule],
+    /// Leftmost-first automata over the anchor literals, at most [`SCAN_CHUNK`] literals
+    /// each: below that size they use a vectorised (Teddy) prefilter.
+    scanners: Vec<AhoCorasick>,
+    /// One overlapping automaton over every literal, for the small window around a hit.
+    verifier: AhoCorasick,
+    /// The rules each literal (by verifier pattern id) is an anchor of.
+    literal_rules: Vec<RuleSet>,
+    /// The rules anchored by words: their regexes run only on the lines the words are on.
+    word_rules: RuleSet,
+    scans: Vec<(usize, fn(&str) -> bool)>,
+    regexes: Vec<OnceLock<Regex>>,
+}
+
+/// A set of rule indexes; the table has fewer than 128 rules (checked when it is built).
+type RuleSet = u128;
+
+/// Where the anchors of a text are.
+struct Hits {
+    /// The rules with an anchor in the text.
+    set: RuleSet,
+    /// The offset of each word anchor, with the word-anchored rules it stands for.
+    at: Vec<(usize, RuleSet)>,
+}
+
+/// How far from its word a generic match may start or end.
+const LINE_BACK: usize = 512;
+const LINE_AHEAD: usize = 4096;
+
+/// The line around byte `p`, at most [`LINE_BACK`] bytes before it and [`LINE_AHEAD`] after.
+fn line_around(text: &str, p: usize) -> Range<usize> {
+    let b = text.as_bytes();
+    let from = p.saturating_sub(LINE_BACK);
+    let start = memchr::memrchr(b'\n', &b[from..p]).map_or(from, |i| from + i + 1);
+    let to = (p + LINE_AHEAD).min(b.len());
+    let end = memchr::memchr(b'\n', &b[p..to]).map_or(to, |i| p + i);
+    ceil_boundary(text, start)..floor_boundary(text, end)
+}
+
+/// The most literals one scanning automaton holds; past about 48, aho-corasick gives up its
+/// vectorised prefilter and steps through every byte, several times slower.
+const SCAN_CHUNK: usize = 40;
+
+impl Detector {
+    /// The detector for the built-in [`RULES`], built on first use.
+    pub fn global() -> &'static Detector {
+        static DETECTOR: OnceLock<Detector> = OnceLock::new();
+        DETECTOR.get_or_init(|| Detector::new(RULES))
+    }
+
+    fn new(rules: &'static [Rule]) -> Detector {
+        assert!(rules.len() <= RuleSet::BITS as usize, "the rule set is a u128");
+        let (mut literals, mut literal_rules, mut scans) = (Vec::<String>::new(), Vec::<RuleSet>::new(), Vec::new());
+        let mut word_rules: RuleSet = 0;
+        let mut add = |literal: String, rule: usize| match literals.iter().position(|l| *l == literal) {
+            Some(at) => literal_rules[at] |= 1 << rule,
+            None => {
+                literals.push(literal);
+                literal_rules.push(1 << rule);
+            }
+        };
+        for (i, rule) in rules.iter().enumerate() {
+            match rule.anchor {
+                Anchor::Literal(words) => words.iter().for_each(|w| add((*w).to_owned(), i)),
+                Anchor::Word(words) => words.iter().for_each(|w| {
+                    word_rules |= 1 << i;
+                    let capitalized = w[..1].to_ascii_uppercase() + &w[1..];
+                    [w.to_string(), w.to_ascii_uppercase(), capitalized].into_iter().for_each(|v| add(v, i));
+                }),
+                Anchor::Scan(f) => scans.push((i, f)),
+            }
+        }
+        let build = |words: &[String], kind: MatchKind| {
+            AhoCorasickBuilder::new()
+                .match_kind(kind)
+                .build(words)
+                // The literals are a fixed table of short strings: building cannot fail.
+                .expect("anchor literals build an automaton")
+        };
+        Detector {
+            rules,
+            scanners: literals.chunks(SCAN_CHUNK).map(|c| build(c, MatchKind::LeftmostFirst)).collect(),
+            verifier: build(&literals, MatchKind::Standard),
+            literal_rules,
+            word_rules,
+            scans,
+            regexes: rules.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+
+    /// The rules whose anchors occur in `text` (empty in the common case), and where.
+    ///
+    /// The scan is non-overlapping, so a literal that overlaps a reported one may go
+    /// unreported; but it overlaps that reported hit, so an overlapping search of a small
+    /// window around each (rare) hit finds every literal there.
+    fn candidates(&self, text: &str) -> Hits {
+        let mut hits = Hits { set: 0, at: Vec::new() };
+        let reach = self.verifier.max_pattern_len().saturating_sub(1);
+        for scanner in &self.scanners {
+            for m in scanner.find_iter(text) {
+                let window = m.start().saturating_sub(reach)..(m.end() + reach).min(text.len());
+                for o in self.verifier.find_overlapping_iter(Input::new(text).span(window)) {
+                    let rules = self.literal_rules[o.pattern().as_usize()];
+                    hits.set |= rules;
+                    if rules & self.word_rules != 0 {
+                        hits.at.push((o.start(), rules & self.word_rules));
+                    }
+                }
+            }
+        }
+        for (i, scan) in &self.scans {
+            if hits.set & (1 << i) == 0 && scan(text) {
+                hits.set |= 1 << i;
+            }
+        }
+        hits
+    }
+
+    /// True when some rule could match `text` (a cheap test: anchors only).
+    pub fn may_match(&self, text: &str) -> bool {
+        self.candidates(text).set != 0
+    }
+
+    fn regex(&self, i: usize) -> &Regex {
+        self.regexes[i].get_or_init(|| {
+            // Every pattern is compiled by the rule-table test, so this cannot fail at run time.
+            Regex::new(self.rules[i].pattern).unwrap_or_else(|e| panic!("rule {}: {e}", self.rules[i].id))
+        })
+    }
+
+    /// Every secret in `text`, without overlaps, in text order.
+    pub fn find(&self, text: &str) -> Vec<Finding> {
+        let hits = self.candidates(text);
+        let mut found: Vec<Finding> = Vec::new();
+        for i in (0..self.rules.len()).filter(|i| hits.set & (1 << i) != 0) {
+            if self.word_rules & (1 << i) == 0 {
+                self.find_in(i, text, 0..text.len(), &mut found);
+                continue;
+            }
+            // A generic rule's match holds its word and stays on one line: search only the
+            // lines around the words, not the whole (possibly large) text.
+            let mut at: Vec<usize> = hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p).collect();
+            at.sort_unstable();
+            let mut window: Option<Range<usize>> = None;
+            for p in at {
+                let line = line_around(text, p);
+                match &mut window {
+                    Some(w) if line.start <= w.end => w.end = w.end.max(line.end),
+                    _ => {
+                        if let Some(w) = window.replace(line) {
+                            self.find_in(i, text, w, &mut found);
+                        }
+                    }
+                }
+            }
+            if let Some(w) = window {
+                self.find_in(i, text, w, &mut found);
+            }
+        }
+        found.sort_by_key(|f| f.range.start);
+        found
+    }
+
+    /// Adds the findings of rule `i` inside `window` of `text` to `found`.
+    fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Vec<Finding>) {
+        let rule = &self.rules[i];
+        for caps in self.regex(i).captures_iter(&text[window.clone()]) {
+            let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
+            let range = window.start + m.start()..window.start + m.end();
+            // Rules come in priority order: a finding that overlaps an earlier one loses.
+            if range.is_empty() || found.iter().any(|f| f.range.start < range.end && range.start < f.range.end) {
+                continue;
+            }
+            if rule.check.accepts(m.as_str(), &text[range.end..]) {
+                found.push(Finding { range, rule: i });
+            }
+        }
+    }
+
+    /// The rule a finding came from.
+    pub fn rule(&self, f: &Finding) -> &'static Rule {
+        &self.rules[f.rule]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_pattern_compiles_and_every_rule_has_an_anchor() {
+        let d = Detector::global();
+        for (i, rule) in RULES.iter().enumerate() {
+            let _ = d.regex(i);
+            if let Anchor::Literal(w) | Anchor::Word(w) = rule.anchor {
+                assert!(!w.is_empty(), "{}", rule.id);
+            }
+            if let Anchor::Word(w) = rule.anchor {
+                assert!(w.iter().all(|w| !w.is_empty() && *w == w.to_ascii_lowercase()), "{}: give words in lowercase", rule.id);
+            }
+        }
+    }
+
+    #[test]
+    fn rule_ids_are_unique() {
+        let mut ids: Vec<&str> = RULES.iter().map(|r| r.id).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), RULES.len());
+    }
+
+    #[test]
+    fn nested_and_overlapping_anchors_are_all_found() {
+        let d = Detector::global();
+        let rule = |id: &str| RULES.iter().position(|r| r.id == id).unwrap();
+        // "pass" (password-assignment) ends before "password" (connection-string) does.
+        let set = d.candidates("x;Password=abc;").set;
+        assert!(set & (1 << rule("password-assignment")) != 0 && set & (1 << rule("connection-string-password")) != 0);
+        let set = d.candidates("Authorization: Bearer x, X-Api-Key: y").set;
+        assert!(set & (1 << rule("authorization-header")) != 0 && set & (1 << rule("api-key-header")) != 0);
+    }
+
+    #[test]
+    fn plain_text_has_no_candidates() {
+        assert!(!Detector::global().may_match("Compiling minicode v0.1.0\n    Finished release in 3.2s\n"));
+    }
+}

@@ -1,0 +1,145 @@
+//! String values of a JSON line, rewritten in place: every value string (never a key) is
+//! offered to a function, and only the strings it changes are re-encoded, so the rest of the
+//! line (key order, number spelling, unknown fields) comes back byte for byte. The filters
+//! use it for lines they do not need to understand as events.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+
+use crate::event::SCHEMA;
+
+/// What a line of canonical JSONL turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A `minicode.output.v1` event; `summary` when its type is `summary`.
+    Event {
+        /// True for the `summary` record.
+        summary: bool,
+    },
+    /// Valid JSON, but not an event.
+    Json,
+    /// Not JSON.
+    Text,
+}
+
+#[derive(Deserialize)]
+struct Probe<'a> {
+    #[serde(borrow)]
+    schema: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow)]
+    type_name: Option<Cow<'a, str>>,
+}
+
+/// Parses `line` just enough to tell an event from other JSON and from text.
+pub fn classify(line: &str) -> LineKind {
+    match serde_json::from_str::<Probe>(line) {
+        Ok(p) if p.schema.as_deref() == Some(SCHEMA) && p.type_name.is_some() => {
+            LineKind::Event { summary: p.type_name.as_deref() == Some("summary") }
+        }
+        Ok(_) => LineKind::Json,
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() => LineKind::Json,
+        Err(_) => LineKind::Text,
+    }
+}
+
+/// True when every backslash escape in `line` is one of `\n`, `\t`, `\"`, `\\`: then each
+/// decoded string holds the same printable ASCII runs as the raw line, so a keyword scan of
+/// the raw line sees everything a scan of the decoded strings would.
+pub fn has_only_plain_escapes(line: &str) -> bool {
+    let b = line.as_bytes();
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'\\', &b[i..]) {
+        let p = i + k;
+        if !matches!(b.get(p + 1), Some(b'n' | b't' | b'"' | b'\\')) {
+            return false;
+        }
+        i = p + 2;
+    }
+    true
+}
+
+/// Appends `line` (valid JSON) to `out`, with every value string `s` replaced by `f(s)` when
+/// that returns `Some`. Returns true when anything was replaced.
+pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> Option<String>) -> bool {
+    let b = line.as_bytes();
+    let (mut i, mut copied, mut changed) = (0, 0, false);
+    while let Some(q) = memchr::memchr(b'"', &b[i..]) {
+        let start = i + q;
+        let Some(end) = string_end(b, start + 1) else { break };
+        i = end + 1;
+        let next = b[i..].iter().find(|c| !c.is_ascii_whitespace());
+        if next == Some(&b':') {
+            continue;
+        }
+        let raw = &line[start + 1..end];
+        let decoded: Cow<str> = if raw.contains('\\') {
+            match serde_json::from_str::<String>(&line[start..=end]) {
+                Ok(s) => Cow::Owned(s),
+                Err(_) => continue,
+            }
+        } else {
+            Cow::Borrowed(raw)
+        };
+        if let Some(new) = f(&decoded) {
+            out.extend_from_slice(&b[copied..start]);
+            // Serialising a String into a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut *out, &new);
+            copied = end + 1;
+            changed = true;
+        }
+    }
+    out.extend_from_slice(&b[copied..]);
+    changed
+}
+
+/// The index of the quote that closes the string whose contents start at `from`.
+fn string_end(b: &[u8], mut from: usize) -> Option<usize> {
+    loop {
+        let k = memchr::memchr2(b'"', b'\\', &b[from..])?;
+        let p = from + k;
+        if b[p] == b'"' {
+            return Some(p);
+        }
+        from = p + 2;
+        if from > b.len() {
+            return None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upper(line: &str) -> String {
+        let mut out = Vec::new();
+        rewrite_values(line, &mut out, |s| s.contains('x').then(|| s.to_uppercase()));
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn values_change_keys_and_the_rest_stay() {
+        assert_eq!(upper(r#"{"x":"ax","n":1.50,"a":["x\n",{"x" : "b"}]}"#), r#"{"x":"AX","n":1.50,"a":["X\n",{"x" : "b"}]}"#);
+    }
+
+    #[test]
+    fn escaped_quotes_do_not_end_a_string() {
+        assert_eq!(upper(r#"{"k":"say \"x\"","x":"y"}"#), r#"{"k":"SAY \"X\"","x":"y"}"#);
+    }
+
+    #[test]
+    fn classify_tells_events_from_json_and_text() {
+        assert_eq!(classify(r#"{"schema":"minicode.output.v1","type":"summary"}"#), LineKind::Event { summary: true });
+        assert_eq!(classify(r#"{"schema":"other","type":"text"}"#), LineKind::Json);
+        assert_eq!(classify("[1,2]"), LineKind::Json);
+        assert_eq!(classify("hello {"), LineKind::Text);
+    }
+
+    #[test]
+    fn plain_escapes() {
+        assert!(has_only_plain_escapes(r#"{"a":"x\n\t\"\\u"}"#));
+        assert!(!has_only_plain_escapes(r#"{"a":"\u001b[0m"}"#));
+        assert!(!has_only_plain_escapes(r#"{"a":"a\/b"}"#));
+    }
+}

@@ -1,0 +1,630 @@
+//! The secret rule table: one row per format, in priority order (a specific format wins over
+//! a generic assignment that covers the same bytes). `scrub --list-rules` prints it; it is
+//! the one place every rule, its format and its source are written down.
+//!
+//! A rule runs its regex only when one of its anchor literals occurs in the text, so the
+//! common case (no candidate anywhere) costs one keyword scan. An anchor must occur in every
+//! match of its rule's pattern; rules share short anchors (`key`, `sk-`, `gl`) so that the
+//! literals stay few enough for a vectorised (Teddy) scan. The first capture group that
+//! took part in a match is what gets redacted (the whole match when there is none); the
+//! rule's [`Check`] then confirms it.
+
+use super::check::Check;
+
+/// What must occur in a text before a rule's regex is run on it.
+#[derive(Debug, Clone, Copy)]
+pub enum Anchor {
+    /// Any of these literals, case-sensitive.
+    Literal(&'static [&'static str]),
+    /// Any of these words (given in lowercase) spelt lowercase, UPPERCASE or Capitalized:
+    /// `token`, `TOKEN`, `Token`, as names in code and config are written.
+    Word(&'static [&'static str]),
+    /// A hand-written scan, for formats with no literal of three bytes or more (Discord bot
+    /// tokens, Twilio `SK…`, Entra `…Q~…`): a short literal would slow the shared scan.
+    Scan(fn(&str) -> bool),
+}
+
+/// One kind of secret and how to find it.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// A stable name for the rule.
+    pub id: &'static str,
+    /// The redaction marker's kind: `[REDACTED:{kind}]`, and the key of the counts.
+    pub kind: &'static str,
+    /// Literals that gate the regex.
+    pub anchor: Anchor,
+    /// The regex (Rust `regex` syntax); group 1 (or the first group that matched) is the secret.
+    pub pattern: &'static str,
+    /// The second look that rejects placeholders and look-alikes.
+    pub check: Check,
+    /// The format, for people.
+    pub format: &'static str,
+    /// Where the format is documented.
+    pub source: &'static str,
+}
+
+/// Value of a `NAME = value` assignment: quoted (no whitespace inside) or bare.
+macro_rules! assigned_value {
+    () => {
+        r#"\\?["']?\]?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&|<>()\[\]{}\\]+))"#
+    };
+}
+
+/// A token character class ends here: the next character is not one of `[A-Za-z0-9_-]`.
+macro_rules! token_end {
+    () => {
+        r"(?:[^A-Za-z0-9_-]|$)"
+    };
+}
+
+const GITLEAKS: &str = "gitleaks config/gitleaks.toml (vendor docs give no format)";
+
+/// Every rule, in priority order.
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "private-key-pem",
+        kind: "private-key",
+        anchor: Anchor::Literal(&["-----BEGIN"]),
+        pattern: concat!(
+            r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+            r"(?:[A-Za-z0-9+/=\s:,.\\-]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+            r"|(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z-]+: [^\r\n\\]*))*)"
+        ),
+        check: Check::PemBody,
+        format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
+        source: "RFC 7468; OpenSSH PROTOCOL.key; RFC 4880 §6.2",
+    },
+    Rule {
+        id: "age-secret-key",
+        kind: "private-key",
+        anchor: Anchor::Word(&["secret"]),
+        pattern: r"\b(AGE-SECRET-KEY-1[0-9A-Z]{58})\b",
+        check: Check::Format,
+        format: "`AGE-SECRET-KEY-1` + 58 Bech32 characters",
+        source: "https://age-encryption.org/v1",
+    },
+    Rule {
+        id: "gcp-service-account-base64",
+        kind: "gcp-service-account",
+        anchor: Anchor::Literal(&["ewogICJ0eXBl", "eyJ"]),
+        pattern: r"((?:ewogICJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCIs|eyJ0eXBlIjoic2VydmljZV9hY2NvdW50Ii|eyJ0eXBlIjogInNlcnZpY2VfYWNjb3VudCI)[A-Za-z0-9+/]*={0,2})",
+        check: Check::Format,
+        format: "base64 of a service-account key file (`{\"type\": \"service_account\", …`)",
+        source: "https://cloud.google.com/iam/docs/keys-create-delete",
+    },
+    Rule {
+        id: "gcp-private-key-id",
+        kind: "gcp-service-account",
+        anchor: Anchor::Word(&["key"]),
+        pattern: r#"private_key_id\\?"[ \t]*:[ \t]*\\?"([0-9a-f]{40})\\?""#,
+        check: Check::Format,
+        format: "`\"private_key_id\": \"<40 hex>\"` in a service-account key file (its `private_key` is a PEM block)",
+        source: "https://cloud.google.com/iam/docs/keys-create-delete",
+    },
+    Rule {
+        id: "github-classic",
+        kind: "github-token",
+        anchor: Anchor::Literal(&["ghp_", "gho_"]),
+        pattern: r"\b(gh[po]_[A-Za-z0-9]{36})\b",
+        check: Check::Crc32Base62,
+        format: "`ghp_` (personal) / `gho_` (OAuth) + 30 base62 + 6-character base62 CRC32 checksum",
+        source: "https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/",
+    },
+    Rule {
+        id: "github-app",
+        kind: "github-token",
+        anchor: Anchor::Literal(&["ghu_", "ghs_", "ghr_"]),
+        pattern: r"\b(gh[usr]_[A-Za-z0-9]{36})\b",
+        check: Check::Crc32Base62,
+        format: "`ghu_` (user-to-server) / `ghs_` (installation) / `ghr_` (refresh) + 30 base62 + CRC32 checksum",
+        source: "https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/",
+    },
+    Rule {
+        id: "github-fine-grained",
+        kind: "github-token",
+        anchor: Anchor::Literal(&["github_pat_"]),
+        pattern: r"\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b",
+        check: Check::Format,
+        format: "`github_pat_` + 22 base62 + `_` + 59 base62",
+        source: "https://docs.github.com/en/authentication/keeping-your-account-and-data-secure/about-authentication-to-github#githubs-token-formats",
+    },
+    Rule {
+        id: "gitlab-token",
+        kind: "gitlab-token",
+        anchor: Anchor::Literal(&[
+            "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "glimt-", "glagent-", "glsoat-", "glffct-", "glft-", "gloas-", "GR1348941",
+        ]),
+        pattern: r"\b((?:glpat|gldt|glptt|glrt|glcbt|glimt|glagent|glsoat|glffct|glft|gloas)-[A-Za-z0-9_-]{20,}(?:\.[0-9a-z]{2}\.[0-9a-z]{7,9})?|GR1348941[A-Za-z0-9_-]{20,})",
+        check: Check::Format,
+        format: "`glpat-` (personal), `gldt-` (deploy), `glptt-` (trigger), `glrt-`/`GR1348941` (runner), `glcbt-`, `glimt-`, `glagent-`, `glsoat-`, `glffct-`, `glft-`, `gloas-` + 20+ characters",
+        source: "https://docs.gitlab.com/security/tokens/#token-prefixes",
+    },
+    Rule {
+        id: "slack-token",
+        kind: "slack-token",
+        anchor: Anchor::Literal(&["xox"]),
+        pattern: r"\b((?:xoxe\.)?xox[abeoprs]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+){2,})",
+        check: Check::Format,
+        format: "`xoxb-` (bot), `xoxp-` (user), `xoxa-`/`xoxr-`/`xoxs-`/`xoxo-`, `xoxe.xoxp-` (rotating) with 3+ dash-separated parts",
+        source: "https://api.slack.com/authentication/token-types",
+    },
+    Rule {
+        id: "slack-app-token",
+        kind: "slack-token",
+        anchor: Anchor::Literal(&["xapp-"]),
+        pattern: r"\b(xapp-[0-9]-[A-Z0-9]+-[0-9]+-[A-Za-z0-9]+)",
+        check: Check::Format,
+        format: "`xapp-<n>-<app id>-<n>-<hex>` (app-level token)",
+        source: "https://api.slack.com/authentication/token-types",
+    },
+    Rule {
+        id: "slack-webhook",
+        kind: "slack-webhook",
+        anchor: Anchor::Literal(&["hooks"]),
+        pattern: r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/+-]{20,})",
+        check: Check::Format,
+        format: "`https://hooks.slack.com/services/T…/B…/<secret>` (the path is the credential)",
+        source: "https://api.slack.com/messaging/webhooks",
+    },
+    Rule {
+        id: "stripe-key",
+        kind: "stripe-key",
+        anchor: Anchor::Literal(&["_live_", "_test_"]),
+        pattern: r"\b((?:sk|rk)_(?:live|test)_[0-9A-Za-z]{20,247})\b",
+        check: Check::Format,
+        format: "`sk_live_`/`sk_test_` (secret), `rk_live_`/`rk_test_` (restricted) + 20–247 base62",
+        source: "https://docs.stripe.com/keys",
+    },
+    Rule {
+        id: "stripe-webhook-secret",
+        kind: "stripe-key",
+        anchor: Anchor::Literal(&["whsec_"]),
+        pattern: r"\b(whsec_[A-Za-z0-9+/]{32,}={0,2})",
+        check: Check::Format,
+        format: "`whsec_` + 32+ base64 (webhook signing secret)",
+        source: "https://docs.stripe.com/webhooks#verify-webhook-signatures-with-official-libraries",
+    },
+    Rule {
+        id: "anthropic-key",
+        kind: "anthropic-key",
+        anchor: Anchor::Literal(&["sk-"]),
+        pattern: r"\b(sk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_-]{32,})",
+        check: Check::Format,
+        format: "`sk-ant-api03-` (API), `sk-ant-admin01-` (admin), `sk-ant-oat01-` (OAuth) + 32+ characters",
+        source: "https://docs.anthropic.com/en/api/overview#authentication",
+    },
+    Rule {
+        id: "openai-key",
+        kind: "openai-key",
+        anchor: Anchor::Literal(&["sk-"]),
+        pattern: r"\b(sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{32,})",
+        check: Check::Format,
+        format: "`sk-proj-` (project), `sk-svcacct-` (service account), `sk-admin-`, `sk-None-` + 32+ characters",
+        source: GITLEAKS,
+    },
+    Rule {
+        id: "openai-legacy-key",
+        kind: "openai-key",
+        anchor: Anchor::Literal(&["sk-"]),
+        pattern: r"\b(sk-[A-Za-z0-9_-]{16,}T3BlbkFJ[A-Za-z0-9_-]{16,})",
+        check: Check::Format,
+        format: "`sk-` + characters around `T3BlbkFJ` (base64 of `OpenAI`)",
+        source: GITLEAKS,
+    },
+    Rule {
+        id: "google-api-key",
+        kind: "google-api-key",
+        anchor: Anchor::Literal(&["AIza"]),
+        pattern: concat!(r"\b(AIza[0-9A-Za-z_-]{35})", token_end!()),
+        check: Check::Format,
+        format: "`AIza` + 35 characters",
+        source: "https://cloud.google.com/docs/authentication/api-keys",
+    },
+    Rule {
+        id: "google-oauth-client-secret",
+        kind: "google-oauth",
+        anchor: Anchor::Literal(&["GOCSPX-"]),
+        pattern: concat!(r"\b(GOCSPX-[A-Za-z0-9_-]{28})", token_end!()),
+        check: Check::Format,
+        format: "`GOCSPX-` + 28 characters (OAuth client secret)",
+        source: "https://developers.google.com/identity/protocols/oauth2",
+    },
+    Rule {
+        id: "google-oauth-token",
+        kind: "google-oauth",
+        anchor: Anchor::Literal(&["ya29.", "1//0"]),
+        pattern: r"(?:\b(ya29\.[0-9A-Za-z_-]{20,})|(?:^|[^0-9A-Za-z/])(1//0[0-9A-Za-z_-]{40,}))",
+        check: Check::Format,
+        format: "`ya29.` access token, `1//0` refresh token",
+        source: "https://developers.google.com/identity/protocols/oauth2",
+    },
+    Rule {
+        id: "aws-access-key-id",
+        kind: "aws-access-key",
+        anchor: Anchor::Literal(&["AKIA", "ASIA", "ABIA", "ACCA"]),
+        pattern: r"\b((?:AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b",
+        check: Check::Format,
+        format: "`AKIA` (long-term), `ASIA` (temporary), `ABIA`, `ACCA` + 16 base32",
+        source: "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html#identifiers-unique-ids",
+    },
+    Rule {
+        id: "aws-secret-access-key",
+        kind: "aws-secret-key",
+        anchor: Anchor::Word(&["secret"]),
+        pattern: r#"(?i)(?:aws[_-]?secret[_-]?(?:access[_-]?)?key|secret[_-]?access[_-]?key)\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)"#,
+        check: Check::Format,
+        format: "40 base64 characters assigned to `aws_secret_access_key` / `SecretAccessKey`",
+        source: "https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-files.html",
+    },
+    Rule {
+        id: "aws-session-token",
+        kind: "aws-session-token",
+        anchor: Anchor::Word(&["token"]),
+        pattern: r#"(?i)session[_-]?token\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([A-Za-z0-9/+=]{100,})"#,
+        check: Check::Format,
+        format: "100+ base64 characters assigned to `aws_session_token` / `SessionToken`",
+        source: "https://docs.aws.amazon.com/cli/latest/userguide/cli-configure-files.html",
+    },
+    Rule {
+        id: "signed-url",
+        kind: "signed-url",
+        anchor: Anchor::Literal(&["X-Amz-", "X-Goog-", "sig="]),
+        pattern: r"(?:X-Amz-Signature=([0-9a-f]{64})|X-Amz-Security-Token=([A-Za-z0-9%/+=_-]{40,})|X-Goog-Signature=([0-9a-f]{64,})|[?&]sig=([A-Za-z0-9%+/=]{30,}))",
+        check: Check::Format,
+        format: "the signature (and session token) of an S3 / GCS presigned URL or an Azure SAS (`sig=`)",
+        source: "https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html; https://learn.microsoft.com/en-us/azure/storage/common/storage-sas-overview",
+    },
+    Rule {
+        id: "azure-storage-key",
+        kind: "azure-storage-key",
+        anchor: Anchor::Word(&["key"]),
+        pattern: r"(?i)AccountKey=([A-Za-z0-9+/]{86}==)",
+        check: Check::Format,
+        format: "`AccountKey=` + 88 base64 in a storage connection string",
+        source: "https://learn.microsoft.com/en-us/azure/storage/common/storage-configure-connection-string",
+    },
+    Rule {
+        id: "azure-shared-access-key",
+        kind: "azure-sas-key",
+        anchor: Anchor::Word(&["key"]),
+        pattern: r"(?i)SharedAccessKey=([A-Za-z0-9+/]{42,43}=)",
+        check: Check::Format,
+        format: "`SharedAccessKey=` + 44 base64 (Service Bus, Event Hubs, IoT Hub)",
+        source: "https://learn.microsoft.com/en-us/azure/service-bus-messaging/service-bus-sas",
+    },
+    Rule {
+        id: "azure-client-secret",
+        kind: "azure-client-secret",
+        anchor: Anchor::Scan(has_q_tilde),
+        pattern: r"(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34})(?:[^A-Za-z0-9_~.-]|$)",
+        check: Check::Format,
+        format: "Entra ID (Azure AD) client secret: 3 characters, a digit, `Q~`, 31–34 characters",
+        source: "https://github.com/microsoft/security-utilities",
+    },
+    Rule {
+        id: "azure-devops-pat",
+        kind: "azure-devops-token",
+        anchor: Anchor::Literal(&["AZDO"]),
+        pattern: r"\b([A-Za-z0-9]{76}AZDO[A-Za-z0-9]{4})\b",
+        check: Check::Format,
+        format: "84-character identifiable PAT with the `AZDO` signature at 76–79",
+        source: "https://learn.microsoft.com/en-us/azure/devops/organizations/accounts/use-personal-access-tokens-to-authenticate",
+    },
+    Rule {
+        id: "npm-token",
+        kind: "npm-token",
+        anchor: Anchor::Literal(&["npm_"]),
+        pattern: r"\b(npm_[A-Za-z0-9]{36})\b",
+        check: Check::Crc32Base62,
+        format: "`npm_` + 30 base62 + 6-character base62 CRC32 checksum",
+        source: "https://github.blog/2021-09-23-announcing-npms-new-access-token-format/",
+    },
+    Rule {
+        id: "npmrc-auth",
+        kind: "npm-token",
+        anchor: Anchor::Literal(&["_auth", "_password"]),
+        pattern: r#"(?:^|[:\s])(?:_authToken|_auth|_password)[ \t]*=[ \t]*["']?([^\s"']+)"#,
+        check: Check::Assigned(8),
+        format: "`_authToken=`, `_auth=`, `_password=` in `.npmrc`",
+        source: "https://docs.npmjs.com/cli/configuring-npm/npmrc#auth-related-configuration",
+    },
+    Rule {
+        id: "pypi-token",
+        kind: "pypi-token",
+        anchor: Anchor::Literal(&["pypi-"]),
+        pattern: r"\b(pypi-AgE[A-Za-z0-9_-]{50,})",
+        check: Check::Format,
+        format: "`pypi-AgE…` macaroon (`pypi-AgEIcHlwaS5vcmc…` for pypi.org)",
+        source: "https://pypi.org/help/#apitoken",
+    },
+    Rule {
+        id: "huggingface-token",
+        kind: "huggingface-token",
+        anchor: Anchor::Literal(&["hf_", "api_org_"]),
+        pattern: r"\b((?:hf|api_org)_[A-Za-z]{34})\b",
+        check: Check::RandomLetters,
+        format: "`hf_` (user) / `api_org_` (organisation) + 34 random letters",
+        source: "https://huggingface.co/docs/hub/security-tokens",
+    },
+    Rule {
+        id: "twilio-api-key",
+        kind: "twilio-key",
+        anchor: Anchor::Scan(has_twilio_sid),
+        pattern: r"\b(SK[0-9a-f]{32})\b",
+        check: Check::Format,
+        format: "`SK` + 32 lowercase hex (API key SID with its secret nearby)",
+        source: "https://www.twilio.com/docs/iam/api-keys",
+    },
+    Rule {
+        id: "twilio-auth-token",
+        kind: "twilio-key",
+        anchor: Anchor::Word(&["token"]),
+        pattern: r#"(?i)twilio[a-z_]*?(?:auth)?[_-]?token\\?["']?[ \t]*(?::=|=>|[:=])[ \t]*\\?["']?([0-9a-f]{32})\b"#,
+        check: Check::Format,
+        format: "32 hex assigned to a `TWILIO_…AUTH_TOKEN` name",
+        source: "https://www.twilio.com/docs/iam/credentials/api",
+    },
+    Rule {
+        id: "sendgrid-key",
+        kind: "sendgrid-key",
+        anchor: Anchor::Literal(&["SG."]),
+        pattern: concat!(r"\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})", token_end!()),
+        check: Check::Format,
+        format: "`SG.` + 22 + `.` + 43 characters",
+        source: "https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys",
+    },
+    Rule {
+        id: "discord-webhook",
+        kind: "discord-webhook",
+        anchor: Anchor::Literal(&["hooks"]),
+        pattern: r"(?i)discord(?:app)?\.com/api/webhooks/[0-9]{17,20}/([A-Za-z0-9_-]{60,68})",
+        check: Check::Format,
+        format: "`discord.com/api/webhooks/<id>/<68-character token>`",
+        source: "https://discord.com/developers/docs/resources/webhook",
+    },
+    Rule {
+        id: "discord-bot-token",
+        kind: "discord-token",
+        anchor: Anchor::Scan(has_dotted_token),
+        pattern: concat!(r"\b([MNO][A-Za-z0-9_-]{22,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,38})", token_end!()),
+        check: Check::DiscordId,
+        format: "base64(user id) `.` 6 characters `.` 27–38 characters; the first part must decode to digits",
+        source: "https://discord.com/developers/docs/reference#authentication",
+    },
+    Rule {
+        id: "telegram-bot-token",
+        kind: "telegram-bot-token",
+        anchor: Anchor::Literal(&[":AA"]),
+        pattern: concat!(r"\b([0-9]{8,10}:AA[A-Za-z0-9_-]{33})", token_end!()),
+        check: Check::Format,
+        format: "`<bot id>:AA` + 33 characters",
+        source: "https://core.telegram.org/bots/api#authorizing-your-bot",
+    },
+    Rule {
+        id: "digitalocean-token",
+        kind: "digitalocean-token",
+        anchor: Anchor::Literal(&["_v1_"]),
+        pattern: r"\b(do[opr]_v1_[a-f0-9]{64})\b",
+        check: Check::Format,
+        format: "`dop_v1_` (personal), `doo_v1_` (OAuth), `dor_v1_` (refresh) + 64 hex",
+        source: "https://docs.digitalocean.com/reference/api/create-personal-access-token/",
+    },
+    Rule {
+        id: "shopify-token",
+        kind: "shopify-token",
+        anchor: Anchor::Literal(&["shp"]),
+        pattern: r"\b(shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32})\b",
+        check: Check::Format,
+        format: "`shpat_`, `shpca_`, `shppa_`, `shpss_` + 32 hex",
+        source: "https://shopify.dev/docs/apps/build/authentication-authorization/access-tokens",
+    },
+    Rule {
+        id: "jwt",
+        kind: "jwt",
+        anchor: Anchor::Literal(&["eyJ"]),
+        pattern: r"\b(eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{16,})",
+        check: Check::Jwt,
+        format: "three base64url segments, the first decoding to a JSON header with `alg`/`typ`",
+        source: "RFC 7519",
+    },
+    Rule {
+        id: "vault-token",
+        kind: "vault-token",
+        anchor: Anchor::Literal(&["hvs.", "hvb.", "hvr."]),
+        pattern: r"\b(hv[sbr]\.[A-Za-z0-9_-]{24,})",
+        check: Check::Format,
+        format: "`hvs.` (service), `hvb.` (batch), `hvr.` (recovery) + 24+ characters",
+        source: "https://developer.hashicorp.com/vault/docs/concepts/tokens#token-prefixes",
+    },
+    Rule {
+        id: "databricks-token",
+        kind: "databricks-token",
+        anchor: Anchor::Literal(&["dapi"]),
+        pattern: r"\b(dapi[0-9a-f]{32}(?:-[0-9])?)\b",
+        check: Check::Format,
+        format: "`dapi` + 32 hex",
+        source: "https://docs.databricks.com/en/dev-tools/auth/pat.html",
+    },
+    Rule {
+        id: "postman-key",
+        kind: "postman-key",
+        anchor: Anchor::Literal(&["PMAK-"]),
+        pattern: r"\b(PMAK-[0-9a-f]{24}-[0-9a-f]{34})\b",
+        check: Check::Format,
+        format: "`PMAK-` + 24 hex + `-` + 34 hex",
+        source: "https://learning.postman.com/docs/developer/postman-api/authentication/",
+    },
+    Rule {
+        id: "grafana-token",
+        kind: "grafana-token",
+        anchor: Anchor::Literal(&["glsa_", "glc_"]),
+        pattern: r"\b(glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,}={0,2})",
+        check: Check::Format,
+        format: "`glsa_` service-account token, `glc_` Grafana Cloud access-policy token",
+        source: "https://grafana.com/docs/grafana/latest/administration/service-accounts/",
+    },
+    Rule {
+        id: "atlassian-token",
+        kind: "atlassian-token",
+        anchor: Anchor::Literal(&["ATATT3"]),
+        pattern: r"\b(ATATT3[A-Za-z0-9_=-]{180,})",
+        check: Check::Format,
+        format: "`ATATT3` + 180+ characters (Atlassian API token)",
+        source: "https://support.atlassian.com/atlassian-account/docs/manage-api-tokens-for-your-atlassian-account/",
+    },
+    Rule {
+        id: "sentry-token",
+        kind: "sentry-token",
+        anchor: Anchor::Literal(&["sntry"]),
+        pattern: r"\b(sntrys_eyJ[A-Za-z0-9+/=_-]{60,}|sntryu_[a-f0-9]{64})",
+        check: Check::Format,
+        format: "`sntrys_` (organisation, base64 JSON) / `sntryu_` (user, 64 hex)",
+        source: "https://docs.sentry.io/account/auth-tokens/",
+    },
+    Rule {
+        id: "linear-key",
+        kind: "linear-key",
+        anchor: Anchor::Literal(&["lin_api_"]),
+        pattern: r"\b(lin_api_[A-Za-z0-9]{40})\b",
+        check: Check::Format,
+        format: "`lin_api_` + 40 base62",
+        source: "https://linear.app/developers/graphql#personal-api-keys",
+    },
+    Rule {
+        id: "doppler-token",
+        kind: "doppler-token",
+        anchor: Anchor::Literal(&["dp."]),
+        pattern: r"\b(dp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44})\b",
+        check: Check::Format,
+        format: "`dp.pt.` (personal), `dp.st.` (service), `dp.sa.`, `dp.ct.`, `dp.scim.`, `dp.audit.` + 40–44 base62",
+        source: "https://docs.doppler.com/reference/auth-token-formats",
+    },
+    Rule {
+        id: "newrelic-key",
+        kind: "newrelic-key",
+        anchor: Anchor::Literal(&["NRAK-"]),
+        pattern: r"\b(NRAK-[A-Z0-9]{27})\b",
+        check: Check::Format,
+        format: "`NRAK-` + 27 upper-case base36 (user API key)",
+        source: "https://docs.newrelic.com/docs/apis/intro-apis/new-relic-api-keys/",
+    },
+    Rule {
+        id: "pulumi-token",
+        kind: "pulumi-token",
+        anchor: Anchor::Literal(&["pul-"]),
+        pattern: r"\b(pul-[a-f0-9]{40})\b",
+        check: Check::Format,
+        format: "`pul-` + 40 hex",
+        source: "https://www.pulumi.com/docs/pulumi-cloud/access-management/access-tokens/",
+    },
+    Rule {
+        id: "supabase-token",
+        kind: "supabase-token",
+        anchor: Anchor::Literal(&["sbp_"]),
+        pattern: r"\b(sbp_[a-f0-9]{40})\b",
+        check: Check::Format,
+        format: "`sbp_` + 40 hex (personal access token)",
+        source: "https://supabase.com/docs/reference/cli/supabase-login",
+    },
+    Rule {
+        id: "url-credentials",
+        kind: "url-credentials",
+        anchor: Anchor::Literal(&["://"]),
+        pattern: r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:@/?#"'<>\[\]]{1,128}:([^\s/?#"'<>]{1,256})@[A-Za-z0-9\[]"#,
+        check: Check::Password,
+        format: "the password of `scheme://user:password@host` (git remotes, database and broker URLs)",
+        source: "RFC 3986 §3.2.1",
+    },
+    Rule {
+        id: "connection-string-password",
+        kind: "connection-string",
+        anchor: Anchor::Word(&["pass", "pwd"]),
+        pattern: r#"(?i)(?:;[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;"'\r\n]+)|\b(?:password|pwd)[ \t]*=[ \t]*([^;"'\r\n]+);)"#,
+        check: Check::Password,
+        format: "`Password=`/`Pwd=` inside a `key=value;` connection string (ADO.NET, ODBC, JDBC)",
+        source: "https://learn.microsoft.com/en-us/dotnet/framework/data/adonet/connection-string-syntax",
+    },
+    Rule {
+        id: "authorization-header",
+        kind: "authorization-header",
+        anchor: Anchor::Word(&["authorization"]),
+        pattern: r#"(?i)\b(?:proxy-)?authorization\\?["']?[ \t]*:[ \t]*\\?["']?(?:(?:bearer|basic|token|bot|apikey|api-key|key|sso-key|otp|negotiate|ntlm)[ \t]+)?([^\s"',;()\\]+)"#,
+        check: Check::Assigned(8),
+        format: "the credential of an `Authorization:` / `Proxy-Authorization:` header (Bearer, Basic, token, Bot, …)",
+        source: "RFC 9110 §11.6.2",
+    },
+    Rule {
+        id: "api-key-header",
+        kind: "authorization-header",
+        anchor: Anchor::Word(&["key", "token"]),
+        pattern: r#"(?i)\b(?:x-api-key|api-key|x-auth-token|private-token|x-goog-api-key|x-access-token|ocp-apim-subscription-key|x-functions-key)\\?["']?[ \t]*:[ \t]*\\?["']?([^\s"',;\\]+)"#,
+        check: Check::Assigned(8),
+        format: "the value of an API-key header (`X-Api-Key`, `api-key`, `PRIVATE-TOKEN`, `X-Goog-Api-Key`, …)",
+        source: "https://docs.gitlab.com/api/rest/authentication/; https://learn.microsoft.com/en-us/azure/ai-services/openai/reference",
+    },
+    Rule {
+        id: "cli-user-password",
+        kind: "password",
+        anchor: Anchor::Literal(&["-u ", "--user"]),
+        pattern: r#"(?:^|\s)(?:-u|--user)[ \t]+["']?[^\s:"']+:([^\s"']+)"#,
+        check: Check::Assigned(4),
+        format: "`curl -u user:password`, `--user user:password`",
+        source: "https://curl.se/docs/manpage.html#-u",
+    },
+    Rule {
+        id: "cli-secret-flag",
+        kind: "secret",
+        anchor: Anchor::Word(&["pass", "token", "key", "secret"]),
+        pattern: r#"(?i)(?:^|\s)--(?:password|passwd|token|api-key|apikey|secret|client-secret|auth-token|access-token)(?:=|[ \t]+)["']?([^\s"']+)"#,
+        check: Check::Assigned(8),
+        format: "`--password X`, `--token=X`, `--api-key X`, … on a command line",
+        source: "secret-looking command-line flags (this project)",
+    },
+    Rule {
+        id: "password-assignment",
+        kind: "password",
+        anchor: Anchor::Word(&["pass", "pwd"]),
+        pattern: concat!(
+            r"(?:(?i:passw(?:or)?d|passphrase)|(?:^|[^A-Za-z])(?i:pass|pwd)|(?-i:[a-z]P)(?i:ass|wd))",
+            assigned_value!()
+        ),
+        check: Check::Assigned(6),
+        format: "`NAME=value`, `NAME: value`, `\"name\": \"value\"` where NAME ends in password/passwd/pass/pwd/passphrase and the value looks like a secret",
+        source: "secret-looking assignments (this project)",
+    },
+    Rule {
+        id: "secret-assignment",
+        kind: "secret",
+        anchor: Anchor::Word(&["secret", "token", "key", "credential"]),
+        pattern: concat!(
+            r"(?i:secret(?:[_.-]?(?:access[_.-]?)?key)?|token|(?:api|access|private|signing|encryption|master|auth|client|app|account|service)[_.-]?key|credentials?)",
+            assigned_value!()
+        ),
+        check: Check::Assigned(8),
+        format: "`NAME=value` and the like where NAME ends in secret/token/api_key/access_key/private_key/…/credentials and the value looks like a secret",
+        source: "secret-looking assignments (this project)",
+    },
+];
+
+/// The anchor of Discord bot tokens: a `.`, 6 token characters, a `.`, with 22+ token
+/// characters before it. `memchr` over dots keeps this cheap on ordinary text.
+pub fn has_dotted_token(s: &str) -> bool {
+    let b = s.as_bytes();
+    let tok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
+    memchr::memchr_iter(b'.', b).any(|i| {
+        i >= 23 && i + 8 < b.len() && b[i + 7] == b'.' && b[i + 1..i + 7].iter().all(tok) && b[i - 23..i].iter().all(tok)
+    })
+}
+
+/// The anchor of Twilio API key SIDs: `SK` and 32 lowercase hex.
+pub fn has_twilio_sid(s: &str) -> bool {
+    static SK: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
+    let b = s.as_bytes();
+    SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))))
+}
+
+/// The anchor of Entra ID client secrets: a digit, then `Q~`.
+pub fn has_q_tilde(s: &str) -> bool {
+    let b = s.as_bytes();
+    memchr::memchr_iter(b'~', b).any(|i| i >= 2 && b[i - 1] == b'Q' && b[i - 2].is_ascii_digit())
+}

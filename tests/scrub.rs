@@ -1,0 +1,232 @@
+//! `scrub`: recall and false-positive rate over the labelled corpus in `fixtures/scrub/`,
+//! properties (idempotent, a planted secret never survives), and the binary as a filter.
+
+use minicode_output::scrub::check::base62_checksum;
+use minicode_output::scrub::rules::RULES;
+use minicode_output::scrub::Scrubber;
+use predicates::prelude::*;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+use crate::support::*;
+
+#[derive(Deserialize)]
+struct Secret {
+    kind: String,
+    secrets: Vec<String>,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct Benign {
+    label: String,
+    text: String,
+}
+
+fn corpus<T: for<'a> Deserialize<'a>>(name: &str) -> Vec<T> {
+    String::from_utf8(read(name)).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The acceptance figures: at least 98 % of planted secrets redacted, at most 1 % of
+/// ordinary samples changed. Run with `--nocapture` to see the figures and every miss.
+#[test]
+fn corpus_recall_and_false_positive_rate() {
+    let secrets: Vec<Secret> = corpus("scrub/secrets.jsonl");
+    let benign: Vec<Benign> = corpus("scrub/benign.jsonl");
+    let mut s = Scrubber::new();
+    let (mut missed, mut mistyped) = (Vec::new(), 0);
+    for x in &secrets {
+        let out = s.scrub_str(&x.text);
+        if x.secrets.iter().any(|secret| out.contains(secret.as_str())) {
+            missed.push(format!("{}: {}", x.kind, out.chars().take(160).collect::<String>()));
+        } else if !out.contains(&format!("[REDACTED:{}]", x.kind)) {
+            mistyped += 1;
+            eprintln!("other marker for {}: {}", x.kind, out.chars().take(160).collect::<String>());
+        }
+    }
+    let changed: Vec<String> = benign
+        .iter()
+        .filter_map(|b| {
+            let out = s.scrub_str(&b.text);
+            (out != b.text).then(|| format!("{}: {}", b.label, out.chars().take(160).collect::<String>()))
+        })
+        .collect();
+    let recall = 1.0 - missed.len() as f64 / secrets.len() as f64;
+    let fp_rate = changed.len() as f64 / benign.len() as f64;
+    eprintln!(
+        "scrub corpus: recall {:.2} % ({} of {} secrets redacted, {mistyped} under another kind's marker); \
+         false positives {:.2} % ({} of {} ordinary samples changed)",
+        recall * 100.0,
+        secrets.len() - missed.len(),
+        secrets.len(),
+        fp_rate * 100.0,
+        changed.len(),
+        benign.len()
+    );
+    missed.iter().chain(&changed).for_each(|m| eprintln!("  {m}"));
+    assert!(recall >= 0.98, "recall {recall:.4} < 0.98; missed:\n{}", missed.join("\n"));
+    assert!(fp_rate <= 0.01, "false-positive rate {fp_rate:.4} > 0.01; changed:\n{}", changed.join("\n"));
+}
+
+#[test]
+fn corpus_covers_every_marker_kind() {
+    let secrets: Vec<Secret> = corpus("scrub/secrets.jsonl");
+    let missing: Vec<&str> = RULES.iter().map(|r| r.kind).filter(|k| !secrets.iter().any(|s| s.kind == *k)).collect();
+    assert!(missing.is_empty(), "no labelled sample of {missing:?}");
+}
+
+fn token(chars: &'static str, n: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::sample::select(chars.as_bytes().to_vec()), n).prop_map(|b| String::from_utf8(b).unwrap())
+}
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const HEX: &str = "0123456789abcdef";
+
+/// Tokens of several formats, random where the format is random, with correct checksums.
+fn planted() -> impl Strategy<Value = String> {
+    prop_oneof![
+        token(ALNUM, 30).prop_map(|r| format!("ghp_{r}{}", base62_checksum(&r))),
+        token(ALNUM, 30).prop_map(|r| format!("npm_{r}{}", base62_checksum(&r))),
+        token("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16).prop_map(|r| format!("AKIA{r}")),
+        (token("0123456789", 12), token(ALNUM, 24)).prop_map(|(a, b)| format!("xoxb-{a}-{a}-{b}")),
+        token(ALNUM, 32).prop_map(|r| format!("sk_live_{r}")),
+        token(ALNUM, 60).prop_map(|r| format!("sk-proj-{r}")),
+        token(ALNUM, 93).prop_map(|r| format!("sk-ant-api03-{r}AA")),
+        token(ALNUM, 35).prop_map(|r| format!("AIza{r}")),
+        (token(ALNUM, 22), token(ALNUM, 43)).prop_map(|(a, b)| format!("SG.{a}.{b}")),
+        (token("0123456789", 9), token(ALNUM, 33)).prop_map(|(a, b)| format!("{a}:AA{b}")),
+        token(HEX, 64).prop_map(|r| format!("dop_v1_{r}")),
+        token(HEX, 32).prop_map(|r| format!("shpat_{r}")),
+        (token(ALNUM, 40), token(ALNUM, 43)).prop_map(|(p, s)| format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{p}.{s}")),
+        token(ALNUM, 64).prop_map(|b| format!("-----BEGIN PRIVATE KEY-----\n{b}\n{b}\n-----END PRIVATE KEY-----")),
+    ]
+}
+
+/// Text around a planted token: printable, with words that tempt the generic rules.
+fn filler() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof!["[ -~]{0,12}", Just("password=".to_owned()), Just("Authorization: Bearer ".to_owned()), Just("héllo ✓ ".to_owned())],
+        0..4,
+    )
+    .prop_map(|v| v.concat())
+}
+
+/// Text with everything that scrubbing touches: control bytes, escapes, markers, keywords.
+fn messy() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            "\\PC{0,8}",
+            "[\\x00-\\x1f\\x7f\\u{80}-\\u{9f}\\u{202a}-\\u{202e}]{1,3}",
+            Just("\x1b[31m".to_owned()),
+            Just("\x1b]52;c;aGk=\x07".to_owned()),
+            Just("\r\n".to_owned()),
+            Just("[REDACTED:secret]".to_owned()),
+            Just("token=".to_owned()),
+            Just("https://u:".to_owned()),
+            Just("@h ".to_owned()),
+            planted(),
+        ],
+        0..12,
+    )
+    .prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn scrubbing_twice_equals_once(text in messy()) {
+        let mut s = Scrubber::new();
+        let once = s.scrub_str(&text).into_owned();
+        prop_assert_eq!(s.scrub_str(&once).into_owned(), once);
+    }
+
+    #[test]
+    fn a_planted_secret_never_survives(before in filler(), secret in planted(), after in filler(), sep in "[ \n\t]") {
+        let text = format!("{before}{sep}{secret}{sep}{after}");
+        let out = Scrubber::new().scrub_str(&text).into_owned();
+        prop_assert!(!out.contains(&secret), "{} survived in {:?}", secret, out);
+    }
+
+    #[test]
+    fn scrubbed_text_has_no_control_or_bidi_characters(text in messy()) {
+        let out = Scrubber::new().scrub_str(&text).into_owned();
+        let bad = |c: char| (c.is_control() && c != '\n' && c != '\t') || ('\u{202a}'..='\u{202e}').contains(&c) || ('\u{2066}'..='\u{2069}').contains(&c);
+        prop_assert!(!out.chars().any(bad), "{:?}", out);
+    }
+}
+
+const EVENT: &str = r#"{"schema":"minicode.output.v1","eventId":"s1:1:2","type":"tool.completed","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"tool","severity":"info","status":"completed","visibility":["verbose","debug","machine"],"rawRef":{"line":3},"payload":{"toolCallId":"c1","name":"shell","kind":"shell","output":{"exit_code":0,"stdout":"\u001b[32mok\u001b[0m export GH=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\n"}}}"#;
+const SUMMARY: &str = r#"{"schema":"minicode.output.v1","eventId":"s1:1:3","type":"summary","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"normalizer","severity":"info","status":"completed","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":4},"ok":true,"payload":{"turns":1,"tools":{"total":1,"completed":1,"failed":0,"denied":0,"cancelled":0,"timeout":0,"interrupted":0},"input":{"lines":4,"events":3,"raw":0,"unknownTypes":0,"oversized":0,"redactions":{}}}}"#;
+
+#[test]
+fn events_are_scrubbed_keys_kept_and_the_summary_counts_the_redactions() {
+    let input = format!("{EVENT}\n{SUMMARY}\n");
+    let out = bin("scrub").write_stdin(input).assert().success().get_output().stdout.clone();
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["payload"]["output"]["stdout"], "ok export GH=[REDACTED:github-token]\n");
+    assert_eq!(lines[1]["payload"]["input"]["redactions"]["github-token"], 1);
+    // Idempotent, and the second pass adds nothing to the summary.
+    bin("scrub").write_stdin(out.clone()).assert().success().stdout(String::from_utf8(out).unwrap());
+}
+
+#[test]
+fn clean_lines_come_back_byte_for_byte() {
+    let line = r#"{"schema":"minicode.output.v1","eventId":"s1:0:1","type":"text","z":1.50,"payload":{"delta":"a\"b\\c\n","role":"assistant"}}"#;
+    bin("scrub").write_stdin(format!("{line}\n")).assert().success().stdout(format!("{line}\n"));
+}
+
+#[test]
+fn a_line_that_is_not_an_event_is_scrubbed_kept_and_named() {
+    bin("scrub")
+        .write_stdin(format!("{EVENT}\nnot json: token=\x1b[1mq8ZtR2mXv9LpW4nK\n{{\"other\":\"x\"}}\n"))
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("not json: token=[REDACTED:secret]\n{\"other\":\"x\"}\n"))
+        .stderr(predicate::str::contains("line 2").and(predicate::str::contains("line 3")));
+}
+
+#[test]
+fn text_mode_takes_any_text_and_stats_go_to_stderr() {
+    let key = format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW");
+    bin("scrub")
+        .args(["--text", "--stats"])
+        .write_stdin(format!("progress 10%\rprogress 100%\r\n{key}\npostgres://app:Sup3r-s3cret@db/app\n"))
+        .assert()
+        .success()
+        .stdout("progress 100%\n[REDACTED:private-key]\npostgres://app:[REDACTED:url-credentials]@db/app\n")
+        .stderr(predicate::str::contains("private-key").and(predicate::str::contains("url-credentials")));
+}
+
+#[test]
+fn list_rules_prints_every_rule_with_its_source() {
+    let out = bin("scrub").arg("--list-rules").assert().success().get_output().stdout.clone();
+    let table = String::from_utf8(out).unwrap();
+    for r in RULES {
+        assert!(table.contains(&format!("| {} | {} |", r.id, r.kind)), "{}", r.id);
+    }
+}
+
+#[test]
+fn codex_fixtures_pass_through_in_order_and_idempotently() {
+    for input in inputs("codex") {
+        let events = read(&input.replace(".input.jsonl", ".events.jsonl"));
+        let once = run("scrub", &[], &events);
+        assert_eq!(json_lines(&once).len(), json_lines(&events).len(), "{input}");
+        assert_eq!(run("scrub", &[], &once), once, "{input}");
+    }
+}
+
+#[test]
+fn help_version_usage_errors_and_empty_input() {
+    bin("scrub").arg("--help").assert().success().stdout(predicate::str::contains("Examples:").and(predicate::str::contains("Exit status:")));
+    bin("scrub").arg("--version").assert().success().stdout(predicate::str::starts_with("scrub "));
+    bin("scrub").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
+    bin("scrub").write_stdin("").assert().success().stdout("");
+}
+
+#[test]
+fn a_closed_stdout_is_a_quiet_exit() {
+    closed_stdout_is_quiet("scrub", &[], format!("{EVENT}\n").repeat(20_000).into_bytes());
+}
