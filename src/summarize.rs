@@ -12,7 +12,7 @@
 //!
 //! let line = r#"{"schema":"minicode.output.v1","eventId":"s1:0:1","type":"summary","sessionId":"s1","ok":true,"payload":{"turns":0,"tools":{"total":0,"completed":0,"failed":0,"denied":0,"cancelled":0,"timeout":0,"interrupted":0},"input":{"lines":1,"events":1,"raw":0,"unknownTypes":0}}}"#;
 //! let mut s = Summarizer::new();
-//! s.event(&serde_json::from_str(line).unwrap());
+//! s.event(serde_json::from_str(line).unwrap());
 //! let report = s.finish();
 //! assert!(report.ok());
 //! let mut merged = Report::default();
@@ -24,6 +24,7 @@
 mod clip;
 mod collect;
 mod document;
+mod failure;
 mod figures;
 mod markdown;
 mod merge;

@@ -75,7 +75,7 @@ impl Command for Args {
             let mut rejected = false;
             read_events(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
                 match line {
-                    EventLine::Event(ev) => s.event(&ev),
+                    EventLine::Event(ev) => s.event(ev),
                     EventLine::Bad { error, .. } => {
                         rejected = true;
                         s.invalid();

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::clip::{clip, clip_opt, clip_tail};
+use super::failure::{bounded, status_for, status_named, unfinished_stream, unfinished_turn};
 use super::figures::{add_cost, add_opt, add_tokens, tokens_of, Budget, Cost, Tokens};
 use super::merge::{extend_bounded, Merger};
 use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, ToolLine};
@@ -53,16 +54,16 @@ impl Summarizer {
         Summarizer::default()
     }
 
-    /// Takes one event into account.
-    pub fn event(&mut self, ev: &Event) {
+    /// Takes one event into account (by value: its text is scanned in place, not copied).
+    pub fn event(&mut self, mut ev: Event) {
         if let Body::Summary(record) = &ev.body {
             return self.commit(Some((record, ev.status)));
         }
         let run = &mut self.run;
         run.active = true;
-        run.count(ev);
+        run.count(&mut ev);
         let i = run.session(&ev.session_id);
-        apply(&mut run.report.sessions[i], &mut run.live[i], ev);
+        apply(&mut run.report.sessions[i], &mut run.live[i], &ev);
     }
 
     /// Counts an input line that was not a canonical event.
@@ -125,8 +126,9 @@ impl Run {
     }
 
     /// Input health as the events show it, for a run without a record.
-    fn count(&mut self, ev: &Event) {
+    fn count(&mut self, ev: &mut Event) {
         let c = &mut self.counted;
+        ev.for_each_text_mut(|_, s| redactions_in(s, &mut c.redactions));
         c.events += 1;
         c.lines = c.lines.max(ev.raw_ref.last());
         if let Body::Raw(r) = &ev.body {
@@ -323,28 +325,8 @@ fn note_budget(s: &mut SessionReport, e: Option<&ErrorInfo>) {
     }
 }
 
-/// An error with its message and action bounded.
-pub fn bounded(e: &ErrorInfo) -> ErrorInfo {
-    ErrorInfo {
-        category: e.category.clone(),
-        message: clip(&e.message, limits::MESSAGE),
-        action: clip_opt(e.action.as_deref(), limits::MESSAGE),
-    }
-}
 
-/// The status a failure with this error has when nothing says otherwise.
-pub fn status_for(e: Option<&ErrorInfo>) -> Status {
-    match e.map(|e| &e.category) {
-        Some(ErrorCategory::Cancelled) => Status::Cancelled,
-        Some(ErrorCategory::Timeout) => Status::Timeout,
-        Some(ErrorCategory::Interrupted) => Status::Interrupted,
-        _ => Status::Failed,
-    }
-}
 
-fn status_named(s: &str) -> Option<Status> {
-    Outcome::ALL.into_iter().map(Outcome::status).find(|st| st.as_str() == s)
-}
 
 fn input_of(h: &InputHealth) -> Input {
     let mut input = Input {
@@ -359,26 +341,15 @@ fn input_of(h: &InputHealth) -> Input {
     input
 }
 
-fn unfinished_turn() -> Failure {
-    Failure {
-        status: Status::Interrupted,
-        error: Some(ErrorInfo {
-            category: ErrorCategory::Interrupted,
-            message: "the stream ended before the turn finished".into(),
-            action: Some("check whether the agent was killed or its output was cut short".into()),
-        }),
-        during: None,
-    }
-}
-
-fn unfinished_stream() -> Failure {
-    Failure {
-        status: Status::Interrupted,
-        error: Some(ErrorInfo {
-            category: ErrorCategory::Interrupted,
-            message: "the stream ended without its summary record, so the run may not have finished".into(),
-            action: Some("summarize normalize's complete output; check whether the agent or a pipeline stage was cut off".into()),
-        }),
-        during: None,
+/// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
+fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
+    const MARK: &str = "[REDACTED:";
+    let mut rest = s;
+    while let Some(at) = rest.find(MARK) {
+        rest = &rest[at + MARK.len()..];
+        let kind = rest.split(']').next().unwrap_or("");
+        if rest.len() > kind.len() && !kind.is_empty() && kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+            tally.add(kind, 1);
+        }
     }
 }

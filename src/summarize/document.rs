@@ -8,7 +8,7 @@ use std::io::Read;
 use serde::{Deserialize, Serialize};
 
 use super::clip::{clip, clip_opt, clip_tail};
-use super::collect::bounded;
+use super::failure::bounded;
 use super::figures::{add_cost, add_opt, add_tokens, Budget, ByKind, Context, Cost, Tokens};
 use super::merge::Merger;
 use super::model::{limits, Failure, Input, Report, Runs, SessionReport, Shell};

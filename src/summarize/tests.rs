@@ -54,7 +54,7 @@ fn tool_end(id: &str, kind: ToolKind, outcome: Outcome, output: Option<ShellResu
 
 fn summarize(events: &[Event]) -> Report {
     let mut s = Summarizer::new();
-    events.iter().for_each(|e| s.event(e));
+    events.iter().for_each(|e| s.event(e.clone()));
     s.finish()
 }
 
@@ -77,6 +77,17 @@ fn usage_repeated_on_several_lines_counts_once_and_unknown_stays_unknown() {
     assert!(!r.ok());
     assert_eq!((r.runs.total, r.runs.incomplete), (1, 1));
     assert_eq!(r.input.lines, 4);
+}
+
+#[test]
+fn without_a_record_redactions_are_counted_from_the_markers() {
+    let text = |t: &str| Body::Text(Text { delta: t.into(), role: Role::Assistant });
+    let events = vec![
+        ev("s1", 1, 1, text("token [REDACTED:github-token] and [REDACTED:aws-key] [REDACTED:github-token]")),
+        ev("s1", 1, 2, text("not one: [REDACTED:] [REDACTED:a b] [REDACTED:open")),
+    ];
+    let r = summarize(&events);
+    assert_eq!(r.input.redactions.iter().collect::<Vec<_>>(), [("aws-key", 1), ("github-token", 2)]);
 }
 
 #[test]
