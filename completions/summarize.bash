@@ -23,14 +23,18 @@ _summarize() {
 
     case "${cmd}" in
         summarize)
-            opts="-h -V --mode --help --version"
+            opts="-h -V --format --check --merge --color --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --mode)
-                    COMPREPLY=($(compgen -W "jsonl" -- "${cur}"))
+                --format)
+                    COMPREPLY=($(compgen -W "json text markdown" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

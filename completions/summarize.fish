@@ -1,3 +1,10 @@
-complete -c summarize -l mode -d 'The summarizeion' -r -f -a "jsonl\t''"
-complete -c summarize -s h -l help -d 'Print help'
+complete -c summarize -l format -d 'The report\'s format: an indented JSON document, text, or Markdown for CI summaries' -r -f -a "json\t'One indented JSON object: its own `--merge` input'
+text\t'Text for a terminal'
+markdown\t'GitHub-flavoured Markdown (e.g. for $GITHUB_STEP_SUMMARY)'"
+complete -c summarize -l color -d 'When to colour text: auto means when stdout is a terminal and NO_COLOR is unset or empty' -r -f -a "auto\t'Colour when stdout is a terminal and `NO_COLOR` is unset or empty'
+always\t'Always colour'
+never\t'Never colour'"
+complete -c summarize -l check -d 'Exit 1 when any summarized run is not ok (or there is none), like `jq -e`'
+complete -c summarize -l merge -d 'Read summarize\'s own JSON documents (`--format json` output) and merge them into one'
+complete -c summarize -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c summarize -s V -l version -d 'Print version'

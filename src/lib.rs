@@ -14,4 +14,5 @@ pub mod projection;
 pub mod provider;
 pub mod cli;
 pub mod scrub;
+pub mod summarize;
 pub mod truncate;

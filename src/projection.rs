@@ -20,7 +20,7 @@
 
 mod acp;
 mod calls;
-mod human;
+pub(crate) mod human;
 mod jsonl;
 mod sse;
 mod stream_json;

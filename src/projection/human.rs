@@ -4,10 +4,10 @@
 //! shown in a mode when its `visibility` names that mode.
 
 mod debug;
-mod grammar;
+pub(crate) mod grammar;
 mod layout;
 mod outcome;
-mod style;
+pub(crate) mod style;
 mod tool;
 
 use std::collections::HashMap;

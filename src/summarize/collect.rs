@@ -1,0 +1,355 @@
+//! Building a report from canonical events, one at a time. Each run (a stream ended by its
+//! `summary` record) is collected on its own and then merged into the total, so reading
+//! two streams one after the other gives exactly the merge of their two reports.
+//!
+//! Within a run, figures the `summary` record states (usage counted once, durations, input
+//! health, each session's outcome) replace what the events suggest; without a record the
+//! events are counted.
+
+use std::collections::HashMap;
+
+use super::clip::{clip, clip_opt, clip_tail};
+use super::failure::{bounded, status_for, status_named, unfinished_stream, unfinished_turn};
+use super::figures::{add_cost, add_opt, add_tokens, tokens_of, Budget, Cost, Tokens};
+use super::merge::{extend_bounded, Merger};
+use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, ToolLine};
+use crate::event::*;
+
+/// Open tool calls remembered per session (for their command); more are not described.
+const OPEN_TOOLS: usize = 1024;
+
+/// Summarizes canonical events as they are read, keeping only counters and bounded excerpts.
+#[derive(Debug, Default)]
+pub struct Summarizer {
+    done: Merger,
+    run: Run,
+}
+
+/// The run being read: its sessions' figures and what is known only until its record.
+#[derive(Debug, Default)]
+struct Run {
+    active: bool,
+    report: Report,
+    index: HashMap<String, usize>,
+    live: Vec<Live>,
+    counted: Input,
+}
+
+/// A session's state within one run.
+#[derive(Debug, Default)]
+struct Live {
+    open_tools: HashMap<String, Option<String>>,
+    last_tool: Option<String>,
+    turn_open: bool,
+    last_usage: Option<(u64, Usage)>,
+    tokens: Tokens,
+    cost: Option<Cost>,
+    turn_ms: Option<u64>,
+    failure: Option<Failure>,
+}
+
+impl Summarizer {
+    /// An empty summarizer.
+    pub fn new() -> Summarizer {
+        Summarizer::default()
+    }
+
+    /// Takes one event into account (by value: its text is scanned in place, not copied).
+    pub fn event(&mut self, mut ev: Event) {
+        if let Body::Summary(record) = &ev.body {
+            return self.commit(Some((record, ev.status)));
+        }
+        let run = &mut self.run;
+        run.active = true;
+        run.count(&mut ev);
+        let i = run.session(&ev.session_id);
+        apply(&mut run.report.sessions[i], &mut run.live[i], &ev);
+    }
+
+    /// Counts an input line that was not a canonical event.
+    pub fn invalid(&mut self) {
+        self.done.count_invalid();
+    }
+
+    /// The report; a run whose stream ended without a `summary` record counts as incomplete.
+    pub fn finish(mut self) -> Report {
+        if self.run.active {
+            self.commit(None);
+        }
+        self.done.finish()
+    }
+
+    fn commit(&mut self, record: Option<(&Summary, Option<Status>)>) {
+        let run = std::mem::take(&mut self.run);
+        let mut report = run.report;
+        let lone = report.sessions.len() == 1 && record.is_some_and(|(r, _)| r.figures.sessions.is_empty());
+        for (s, live) in report.sessions.iter_mut().zip(run.live) {
+            settle(s, live, record.map(|(r, _)| r), lone);
+        }
+        report.runs.total = 1;
+        let failure = match record {
+            Some((r, status)) => {
+                report.input = input_of(&r.figures.input);
+                (!r.ok).then(|| {
+                    let error = r.error.as_ref().map(bounded);
+                    let during = report.sessions.iter().find(|s| s.error == error).and_then(|s| s.during.clone());
+                    // A record that is not ok cannot have ended `completed`, whatever it says.
+                    let status = status.filter(|s| s.is_terminal() && *s != Status::Completed);
+                    Failure { status: status.unwrap_or_else(|| status_for(error.as_ref())), error, during }
+                })
+            }
+            None => {
+                report.input = run.counted;
+                report.runs.incomplete = 1;
+                Some(report.sessions.iter().find(|s| !s.ok).map_or_else(unfinished_stream, |s| Failure {
+                    status: s.status,
+                    error: s.error.clone(),
+                    during: s.during.clone(),
+                }))
+            }
+        };
+        report.runs.failed = u64::from(failure.is_some());
+        report.failure = failure;
+        self.done.add(report);
+    }
+}
+
+impl Run {
+    fn session(&mut self, id: &str) -> usize {
+        if let Some(&i) = self.index.get(id) {
+            return i;
+        }
+        self.index.insert(id.to_owned(), self.live.len());
+        self.report.sessions.push(SessionReport::new(id.to_owned()));
+        self.live.push(Live::default());
+        self.live.len() - 1
+    }
+
+    /// Input health as the events show it, for a run without a record.
+    fn count(&mut self, ev: &mut Event) {
+        let c = &mut self.counted;
+        ev.for_each_text_mut(|_, s| redactions_in(s, &mut c.redactions));
+        c.events += 1;
+        c.lines = c.lines.max(ev.raw_ref.last());
+        if let Body::Raw(r) = &ev.body {
+            c.raw += 1;
+            c.unknown_types += u64::from(r.reason == RawReason::UnknownType);
+            c.oversized += u64::from(r.reason == RawReason::Oversized);
+        }
+    }
+}
+
+fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event) {
+    match &ev.body {
+        Body::SessionStarted(p) => {
+            if s.provider.is_none() && !p.provider.is_empty() {
+                s.provider = Some(clip(&p.provider, limits::DETAIL));
+            }
+            if s.model.is_none() {
+                s.model = clip_opt(p.model.as_deref(), limits::DETAIL);
+            }
+        }
+        Body::TurnStarted(p) => {
+            s.turns += 1;
+            if s.prompt.is_none() {
+                s.prompt = clip_opt(p.prompt.as_deref(), limits::MESSAGE);
+            }
+            live.turn_open = true;
+            live.last_tool = None;
+        }
+        Body::ToolStarted(p) => {
+            let detail = p.command.as_deref().or(p.target.as_deref()).map(|d| clip(d, limits::DETAIL));
+            let name = clip(&p.name, limits::DETAIL);
+            live.last_tool = Some(match &detail {
+                Some(d) => format!("{name} `{d}`"),
+                None => name,
+            });
+            if live.open_tools.len() < OPEN_TOOLS {
+                live.open_tools.insert(p.tool_call_id.clone(), detail);
+            }
+        }
+        Body::ToolEnded(p) => tool_ended(s, live, p),
+        Body::Plan(p) => s.plan = Some(plan_state(&p.entries)),
+        Body::FileChanged(p) => s.files.add(&p.path, p.change),
+        Body::Usage(u) => {
+            // Providers repeat one usage report on several lines; count it once.
+            if live.last_usage != Some((ev.turn_id, *u)) {
+                live.last_usage = Some((ev.turn_id, *u));
+                add_tokens(&mut live.tokens, &tokens_of(u));
+                add_cost(&mut live.cost, u.cost_usd.and_then(Cost::from_usd));
+            }
+        }
+        Body::ContextCompacted(c) => s.context.reasons.add(&c.reason, 1),
+        Body::Warning(w) => {
+            s.warnings += 1;
+            if w.category.as_deref() == Some(ErrorCategory::BudgetExceeded.as_str()) {
+                s.budget = Budget::Over;
+            }
+        }
+        Body::TurnEnded(t) => {
+            add_opt(&mut live.turn_ms, t.duration_ms);
+            live.turn_open = false;
+            note_budget(s, t.error.as_ref());
+            if t.outcome != Outcome::Completed && live.failure.is_none() {
+                let during = Some(match &live.last_tool {
+                    Some(tool) => clip(&format!("turn {}, last tool: {tool}", ev.turn_id), limits::MESSAGE),
+                    None => format!("turn {}", ev.turn_id),
+                });
+                live.failure = Some(Failure { status: t.outcome.status(), error: t.error.as_ref().map(bounded), during });
+            }
+        }
+        _ => {}
+    }
+}
+
+fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded) {
+    s.tools.add(p.outcome);
+    s.tools_by_kind.get_mut(p.kind).add(p.outcome);
+    note_budget(s, p.error.as_ref());
+    let detail = live.open_tools.remove(&p.tool_call_id).flatten();
+    let out = p.output.clone().unwrap_or_default();
+    let exit_code = out.exit_code;
+    if p.kind == ToolKind::Shell {
+        s.shell.merge(shell_of(ShellLine {
+            tool_call_id: p.tool_call_id.clone(),
+            command: detail.clone(),
+            status: p.outcome.status(),
+            exit_code,
+            truncated: out.truncated,
+            has_output: out.stdout.as_deref().is_some_and(|o| !o.is_empty()) || out.stderr.as_deref().is_some_and(|e| !e.is_empty()),
+            stdout_bytes: out.stdout.as_deref().map_or(0, |o| o.len() as u64),
+            stderr_bytes: out.stderr.as_deref().map_or(0, |e| e.len() as u64),
+        }));
+    }
+    if p.outcome == Outcome::Completed {
+        return;
+    }
+    if p.outcome == Outcome::Interrupted && !live.turn_open && live.failure.is_none() {
+        let during = Some(clip(&format!("outside a turn, tool {}", p.name), limits::MESSAGE));
+        live.failure = Some(Failure { status: Status::Interrupted, error: p.error.as_ref().map(bounded), during });
+    }
+    let (command, target) = if p.kind == ToolKind::Shell { (detail, None) } else { (None, detail) };
+    let line = ToolLine {
+        tool_call_id: p.tool_call_id.clone(),
+        name: clip(&p.name, limits::DETAIL),
+        kind: p.kind,
+        status: p.outcome.status(),
+        exit_code,
+        command,
+        target,
+        error: p.error.as_ref().map(bounded),
+        // A denial's output is often its message again; saying it twice tells nothing more.
+        excerpt: excerpt(&out).filter(|x| p.error.as_ref().map_or(true, |e| e.message.trim() != x.as_str())),
+    };
+    extend_bounded(&mut s.failing_tools, vec![line], limits::FAILING_TOOLS);
+}
+
+/// A session's figures at the end of its run: the record's where it states them.
+fn settle(s: &mut SessionReport, live: Live, record: Option<&Summary>, lone: bool) {
+    let stated = record.and_then(|r| r.figures.sessions.iter().find(|f| f.session_id == s.session_id));
+    let (usage, duration) = match (stated, record) {
+        (Some(f), _) => (Some(&f.usage), f.duration_ms),
+        (None, Some(r)) if lone => (Some(&r.figures.usage), r.figures.duration_ms),
+        _ => (None, None),
+    };
+    match usage {
+        Some(u) => {
+            s.usage = tokens_of(u);
+            s.cost = u.cost_usd.and_then(Cost::from_usd);
+        }
+        None => {
+            s.usage = live.tokens;
+            s.cost = live.cost;
+        }
+    }
+    s.duration_ms = duration.or(live.turn_ms);
+    let (during, seen) = live.failure.as_ref().map_or((None, None), |f| (f.during.clone(), f.error.clone()));
+    let failure = match (stated, record) {
+        // The record says whether the session failed; the events may say more about why.
+        (Some(f), _) => (!f.ok).then(|| Failure {
+            status: status_named(&f.status).filter(|s| *s != Status::Completed).unwrap_or(Status::Failed),
+            error: f.error.as_ref().map(bounded).or(seen),
+            during,
+        }),
+        (None, Some(r)) if lone && r.ok => None,
+        (None, Some(r)) if lone => live.failure.or_else(|| {
+            let error = r.error.as_ref().map(bounded);
+            Some(Failure { status: status_for(error.as_ref()), error, during: None })
+        }),
+        (None, Some(_)) => live.failure,
+        (None, None) => live.failure.or_else(|| live.turn_open.then(unfinished_turn)),
+    };
+    if let Some(f) = failure {
+        s.fail(f);
+    }
+}
+
+fn shell_of(line: ShellLine) -> Shell {
+    Shell {
+        count: 1,
+        exit_zero: u64::from(line.exit_code == Some(0)),
+        exit_non_zero: u64::from(line.exit_code.is_some_and(|c| c != 0)),
+        exit_unknown: u64::from(line.exit_code.is_none()),
+        truncated: u64::from(line.truncated),
+        with_output: u64::from(line.has_output),
+        stdout_bytes: line.stdout_bytes,
+        stderr_bytes: line.stderr_bytes,
+        commands: vec![line],
+    }
+}
+
+fn plan_state(entries: &[PlanEntry]) -> PlanState {
+    let count = |st: PlanStatus| entries.iter().filter(|e| e.status == st).count() as u64;
+    PlanState {
+        total: entries.len() as u64,
+        completed: count(PlanStatus::Completed),
+        in_progress: count(PlanStatus::InProgress),
+        pending: count(PlanStatus::Pending),
+        entries: entries
+            .iter()
+            .take(limits::PLAN_ENTRIES)
+            .map(|e| PlanEntry { content: clip(&e.content, limits::DETAIL), status: e.status })
+            .collect(),
+    }
+}
+
+/// The end of a tool's output: stderr when it has any, else stdout.
+fn excerpt(out: &ShellResult) -> Option<String> {
+    let text = [out.stderr.as_deref(), out.stdout.as_deref()].into_iter().flatten().map(str::trim_end).find(|t| !t.is_empty())?;
+    Some(clip_tail(text, limits::EXCERPT))
+}
+
+fn note_budget(s: &mut SessionReport, e: Option<&ErrorInfo>) {
+    if e.is_some_and(|e| e.category == ErrorCategory::BudgetExceeded) {
+        s.budget = Budget::Over;
+    }
+}
+
+
+
+
+fn input_of(h: &InputHealth) -> Input {
+    let mut input = Input {
+        lines: h.lines,
+        events: h.events,
+        raw: h.raw,
+        unknown_types: h.unknown_types,
+        oversized: h.oversized,
+        ..Input::default()
+    };
+    h.redactions.iter().for_each(|(k, v)| input.redactions.add(k, *v));
+    input
+}
+
+/// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
+fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
+    const MARK: &str = "[REDACTED:";
+    let mut rest = s;
+    while let Some(at) = rest.find(MARK) {
+        rest = &rest[at + MARK.len()..];
+        let kind = rest.split(']').next().unwrap_or("");
+        if rest.len() > kind.len() && !kind.is_empty() && kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+            tally.add(kind, 1);
+        }
+    }
+}
