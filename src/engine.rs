@@ -7,15 +7,25 @@
 //! accumulation, and the summary record. Parsers never build envelopes themselves.
 
 pub mod clock;
+mod recent;
 pub mod shell;
 mod state;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::event::*;
 use clock::{format_rfc3339, Clock, Millis};
+pub use recent::Recent;
 pub use shell::{parse_exit_prefix, ExitSource, Update};
 use state::{ApprovalState, SessionState, ToolState};
+
+/// How many ended tool calls and settled approvals the engine remembers.
+const RECENT: usize = 4096;
+
+/// An id of session `i`, as the engine-wide [`Recent`] sets hold it.
+fn scoped(i: usize, id: &str) -> String {
+    format!("{i}/{id}")
+}
 
 /// The default bound of one output text field: 256 KiB.
 pub const DEFAULT_FIELD_BOUND: usize = 256 * 1024;
@@ -64,6 +74,11 @@ pub struct Engine {
     read_time: Millis,
     sessions: Vec<SessionState>,
     current: Option<usize>,
+    /// Recently ended tool calls and settled approvals of every session (keyed by
+    /// [`scoped`]): a late update for one is absorbed, never a second terminal. Kept
+    /// engine-wide so that memory stays bounded however many sessions a stream holds.
+    closed_tools: Recent,
+    settled_approvals: Recent,
     out: Vec<Event>,
     health: InputHealth,
     run_error: Option<ErrorInfo>,
@@ -85,6 +100,8 @@ impl Engine {
             read_time: 0,
             sessions: Vec::new(),
             current: None,
+            closed_tools: Recent::new(RECENT),
+            settled_approvals: Recent::new(RECENT),
             out: Vec::new(),
             health: InputHealth::default(),
             run_error: None,
@@ -181,7 +198,8 @@ impl Engine {
         }
     }
 
-    fn session(&mut self) -> &mut SessionState {
+    /// The current session's index, starting an anonymous session when there is none.
+    fn session_index(&mut self) -> usize {
         let i = match self.current {
             Some(i) => i,
             None => {
@@ -191,6 +209,11 @@ impl Engine {
             }
         };
         self.current = Some(i);
+        i
+    }
+
+    fn session(&mut self) -> &mut SessionState {
+        let i = self.session_index();
         &mut self.sessions[i]
     }
 
@@ -301,10 +324,11 @@ impl Engine {
     /// known (command, input) and emits nothing; an id that already ended is ignored.
     pub fn tool_started(&mut self, started: ToolStarted, ctx: ToolContext) {
         let t = self.stamp();
-        let s = self.session();
-        if s.closed_tools.contains(&started.tool_call_id) {
+        let i = self.session_index();
+        if self.closed_tools.contains(&scoped(i, &started.tool_call_id)) {
             return;
         }
+        let s = &mut self.sessions[i];
         if let Some(tool) = s.tools.get_mut(&started.tool_call_id) {
             tool.refine(&started);
             return;
@@ -326,8 +350,7 @@ impl Engine {
     /// True when the tool call was seen, open or ended, in the current session.
     pub fn tool_is_known(&self, id: &str) -> bool {
         self.current.is_some_and(|i| {
-            let s = &self.sessions[i];
-            s.tools.contains_key(id) || s.closed_tools.contains(id)
+            self.sessions[i].tools.contains_key(id) || self.closed_tools.contains(&scoped(i, id))
         })
     }
 
@@ -370,11 +393,11 @@ impl Engine {
     /// Ends a tool call. Unknown ids get a synthesized `tool.started` first; ids that already
     /// ended are ignored (a late update never makes a second terminal).
     pub fn tool_ended(&mut self, id: &str, status: ToolStatus, error: Option<ErrorInfo>) {
-        let s = self.session();
-        if s.closed_tools.contains(id) {
+        let i = self.session_index();
+        if self.closed_tools.contains(&scoped(i, id)) {
             return;
         }
-        if !s.tools.contains_key(id) {
+        if !self.sessions[i].tools.contains_key(id) {
             let started = ToolStarted {
                 tool_call_id: id.to_owned(),
                 name: "unknown".into(),
@@ -407,10 +430,17 @@ impl Engine {
     fn finish_tool(&mut self, id: &str, outcome: Outcome, error: Option<ErrorInfo>, source: Source) {
         let bound = self.bound;
         let now = self.stamp();
-        let s = self.session();
+        let i = self.session_index();
+        let s = &mut self.sessions[i];
         let Some(tool) = s.tools.remove(id) else { return };
-        s.closed_tools.insert(id.to_owned());
+        self.closed_tools.insert(&scoped(i, id));
         s.tool_order.retain(|t| t != id);
+        if s.tools.is_empty() {
+            // A finished session keeps only its figures: its tables' capacity would
+            // otherwise stay allocated for every session of a long archive.
+            s.tools = HashMap::new();
+            s.tool_order = Vec::new();
+        }
         s.counts.add(outcome);
         let output = tool.shell.finish(tool.command.as_deref(), bound);
         let error = error.or_else(|| {
@@ -444,11 +474,11 @@ impl Engine {
 
     /// Emits `approval.requested` once per approval id.
     pub fn approval_requested(&mut self, approval_id: &str, tool_call_id: Option<&str>, title: Option<String>) {
-        let s = self.session();
-        if s.approvals.contains_key(approval_id) {
+        let i = self.session_index();
+        if self.sessions[i].approvals.contains_key(approval_id) || self.settled_approvals.contains(&scoped(i, approval_id)) {
             return;
         }
-        s.approvals.insert(approval_id.to_owned(), ApprovalState { tool_call_id: tool_call_id.map(str::to_owned), settled: false });
+        self.sessions[i].approvals.insert(approval_id.to_owned(), ApprovalState { tool_call_id: tool_call_id.map(str::to_owned) });
         let body = Body::ApprovalRequested(Approval {
             approval_id: approval_id.to_owned(),
             tool_call_id: tool_call_id.map(str::to_owned),
@@ -465,13 +495,11 @@ impl Engine {
     }
 
     fn settle(&mut self, approval_id: &str, decision: Decision, source: Source) {
-        let s = self.session();
-        let Some(a) = s.approvals.get_mut(approval_id) else { return };
-        if a.settled {
-            return;
-        }
-        a.settled = true;
-        let tool_call_id = a.tool_call_id.clone();
+        let i = self.session_index();
+        let s = &mut self.sessions[i];
+        let Some(a) = s.approvals.remove(approval_id) else { return };
+        self.settled_approvals.insert(&scoped(i, approval_id));
+        let tool_call_id = a.tool_call_id;
         if !decision.is_allowed() && decision != Decision::Unknown {
             if let Some(t) = tool_call_id.as_deref().and_then(|t| s.tools.get_mut(t)) {
                 t.rejected = true;
@@ -564,7 +592,7 @@ impl Engine {
             self.current = Some(i);
             if self.sessions[i].turn_open {
                 self.turn_ended(Outcome::Interrupted, None, Some(interrupted_error()));
-            } else if !self.sessions[i].tools.is_empty() || self.sessions[i].approvals.values().any(|a| !a.settled) {
+            } else if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
                 self.close_open(Outcome::Interrupted);
                 self.record_error(Outcome::Interrupted, interrupted_error());
             }
@@ -597,7 +625,7 @@ impl Engine {
     fn close_open(&mut self, outcome: Outcome) {
         let s = self.session();
         let open: Vec<String> = s.tool_order.clone();
-        let mut approvals: Vec<String> = s.approvals.iter().filter(|(_, a)| !a.settled).map(|(k, _)| k.clone()).collect();
+        let mut approvals: Vec<String> = s.approvals.keys().cloned().collect();
         // A HashMap's order differs between runs; the same input must give the same output.
         approvals.sort();
         for a in approvals {

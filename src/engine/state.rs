@@ -1,7 +1,7 @@
 //! Per-session bookkeeping of the engine: open turns, tools and approvals, and the
 //! counters the summary reports.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::clock::Millis;
 use super::shell::ShellAccumulator;
@@ -21,8 +21,7 @@ pub(super) struct SessionState {
     pub tools: HashMap<String, ToolState>,
     /// Open tool ids in the order they started, so synthesized terminals are deterministic.
     pub tool_order: Vec<String>,
-    /// Ended tool ids: a late update for one of them is absorbed, never a second terminal.
-    pub closed_tools: HashSet<String>,
+    /// Open approvals.
     pub approvals: HashMap<String, ApprovalState>,
     pub counts: ToolCounts,
     pub usage: Usage,
@@ -44,7 +43,6 @@ impl SessionState {
             duration_ms: None,
             tools: HashMap::new(),
             tool_order: Vec::new(),
-            closed_tools: HashSet::new(),
             approvals: HashMap::new(),
             counts: ToolCounts::default(),
             usage: Usage::default(),
@@ -109,5 +107,4 @@ impl ToolState {
 #[derive(Debug)]
 pub(super) struct ApprovalState {
     pub tool_call_id: Option<String>,
-    pub settled: bool,
 }

@@ -9,21 +9,22 @@
 
 mod wire;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde_json::Value;
 
 use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
-use crate::engine::{parse_exit_prefix, provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
+use crate::engine::{parse_exit_prefix, provider_error, Engine, Recent, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage};
 use wire::{Block, Content, Delta, Message, Result as WireResult, StreamEvent, ToolUseResult, Wire};
 
 /// The Claude Code parser.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Claude {
-    /// Messages whose text already arrived as partial deltas; their full blocks are skipped.
-    streamed: HashSet<String>,
+    /// Recent messages whose text already arrived as partial deltas; their full blocks are
+    /// skipped. The full message follows its deltas closely, so a few are enough.
+    streamed: Recent,
     /// The message the current partial deltas belong to.
     streaming: Option<String>,
     /// A rejected tool whose meaning the next line decides: cancelled or denied.
@@ -32,6 +33,12 @@ pub struct Claude {
     interrupted: bool,
     /// File-editing tool calls still open, with the file they edit.
     edits: HashMap<String, String>,
+}
+
+impl Default for Claude {
+    fn default() -> Claude {
+        Claude { streamed: Recent::new(16), streaming: None, rejected: None, interrupted: false, edits: HashMap::new() }
+    }
 }
 
 const REJECTED: &str = "The user doesn't want to proceed with this tool use";
@@ -256,7 +263,7 @@ impl Claude {
             StreamEvent::ContentBlockDelta { delta } => {
                 engine.ensure_turn();
                 if let Some(id) = &self.streaming {
-                    self.streamed.insert(id.clone());
+                    self.streamed.insert(id);
                 }
                 match delta {
                     Delta::Text { text } => engine.text(Role::Assistant, text, parent),
