@@ -47,3 +47,7 @@ pub mod truncate;
 
 pub use pipeline::normalize;
 
+// The README's Rust examples compile and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
