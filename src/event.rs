@@ -5,6 +5,8 @@
 //! own payload struct. Types this version does not know are kept whole in
 //! [`Body::Other`], the one explicit escape hatch, so filters never drop them.
 
+#[cfg(feature = "schema")]
+pub mod schema;
 mod serde_impl;
 mod summary;
 
@@ -47,6 +49,7 @@ pub struct Event {
 
 /// Who produced an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Source {
     /// The provider said it.
@@ -59,6 +62,7 @@ pub enum Source {
 
 /// Event severity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Diagnostic detail.
@@ -73,6 +77,7 @@ pub enum Severity {
 
 /// Lifecycle status of a turn, tool or approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     /// It began.
@@ -164,6 +169,7 @@ impl Visibility {
 
 /// Provenance: the 1-based input lines an event came from, inclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RawRef {
     /// First line.
@@ -229,6 +235,7 @@ pub enum Body {
 
 /// How a tool call, turn or run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// Ended well.
@@ -293,6 +300,7 @@ impl Outcome {
 
 /// Payload of `session.started`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStarted {
     /// Provider name (`claude-code`, `codex`, …).
@@ -313,6 +321,7 @@ pub struct SessionStarted {
 
 /// Payload of `turn.started`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct TurnStarted {
     /// The user's prompt, scrubbed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -321,6 +330,7 @@ pub struct TurnStarted {
 
 /// Who wrote a piece of text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The agent.
@@ -333,6 +343,7 @@ pub enum Role {
 
 /// Payload of `text`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Text {
     /// The text.
     pub delta: String,
@@ -342,6 +353,7 @@ pub struct Text {
 
 /// Payload of `reasoning`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Reasoning {
     /// Thinking text.
     pub delta: String,
@@ -349,6 +361,7 @@ pub struct Reasoning {
 
 /// What kind of thing a tool does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ToolKind {
     /// Runs a command.
@@ -387,6 +400,7 @@ impl ToolKind {
 
 /// Payload of `tool.started`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolStarted {
     /// The provider's call id.
@@ -413,6 +427,7 @@ pub struct ToolStarted {
 
 /// Which stream a piece of tool output came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Stream {
     /// One combined terminal stream.
@@ -425,6 +440,7 @@ pub enum Stream {
 
 /// Payload of `tool.output`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolOutput {
     /// The call it belongs to.
@@ -437,6 +453,7 @@ pub struct ToolOutput {
 
 /// The final output of a tool call (CONTRACT §5).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ShellResult {
     /// Exit code; absent when unknown, never a stand-in 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -486,6 +503,21 @@ pub enum ErrorCategory {
 }
 
 impl ErrorCategory {
+    /// The categories CONTRACT §6 names.
+    const KNOWN: [ErrorCategory; 11] = [
+        ErrorCategory::ConfigurationError,
+        ErrorCategory::InputError,
+        ErrorCategory::ProviderError,
+        ErrorCategory::ToolError,
+        ErrorCategory::PermissionDenied,
+        ErrorCategory::Cancelled,
+        ErrorCategory::Timeout,
+        ErrorCategory::Interrupted,
+        ErrorCategory::MaxTurns,
+        ErrorCategory::BudgetExceeded,
+        ErrorCategory::Refused,
+    ];
+
     /// The wire name.
     pub fn as_str(&self) -> &str {
         match self {
@@ -505,20 +537,7 @@ impl ErrorCategory {
     }
 
     fn parse(s: &str) -> ErrorCategory {
-        const KNOWN: [ErrorCategory; 11] = [
-            ErrorCategory::ConfigurationError,
-            ErrorCategory::InputError,
-            ErrorCategory::ProviderError,
-            ErrorCategory::ToolError,
-            ErrorCategory::PermissionDenied,
-            ErrorCategory::Cancelled,
-            ErrorCategory::Timeout,
-            ErrorCategory::Interrupted,
-            ErrorCategory::MaxTurns,
-            ErrorCategory::BudgetExceeded,
-            ErrorCategory::Refused,
-        ];
-        KNOWN.into_iter().find(|c| c.as_str() == s).unwrap_or_else(|| ErrorCategory::Other(s.to_owned()))
+        Self::KNOWN.into_iter().find(|c| c.as_str() == s).unwrap_or_else(|| ErrorCategory::Other(s.to_owned()))
     }
 }
 
@@ -537,6 +556,7 @@ impl<'de> Deserialize<'de> for ErrorCategory {
 
 /// An error in the grammar of the output protocol: what happened, why, what to do next.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ErrorInfo {
     /// The category.
     pub category: ErrorCategory,
@@ -549,6 +569,7 @@ pub struct ErrorInfo {
 
 /// Payload of the tool terminals (`tool.completed`, `tool.failed`, …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolEnded {
     /// How it ended; this picks the event type, it is not in the payload.
@@ -573,6 +594,7 @@ pub struct ToolEnded {
 
 /// Payload of `approval.requested` and `approval.settled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Approval {
     /// The approval's id.
@@ -590,6 +612,7 @@ pub struct Approval {
 
 /// The answer to an approval request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Allowed this once.
@@ -615,6 +638,7 @@ impl Decision {
 
 /// Payload of `plan`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Plan {
     /// The plan's entries, in order.
     pub entries: Vec<PlanEntry>,
@@ -622,6 +646,7 @@ pub struct Plan {
 
 /// One entry of a plan.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct PlanEntry {
     /// What is to be done.
     pub content: String,
@@ -631,6 +656,7 @@ pub struct PlanEntry {
 
 /// State of a plan entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum PlanStatus {
     /// Not begun.
@@ -643,6 +669,7 @@ pub enum PlanStatus {
 
 /// Payload of `file.changed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct FileChanged {
     /// The file.
     pub path: String,
@@ -655,6 +682,7 @@ pub struct FileChanged {
 
 /// What happened to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum FileChange {
     /// Created.
@@ -667,6 +695,7 @@ pub enum FileChange {
 
 /// Payload of `usage`: provider token counts. Unknown stays absent, never 0.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Usage {
     /// Prompt tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -694,6 +723,7 @@ impl Usage {
 
 /// Payload of `context.compacted`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ContextCompacted {
     /// Why (`auto`, `manual`, …).
     pub reason: String,
@@ -701,6 +731,7 @@ pub struct ContextCompacted {
 
 /// Payload of `warning`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Warning {
     /// What happened.
     pub message: String,
@@ -711,6 +742,7 @@ pub struct Warning {
 
 /// Payload of `raw`: input that could not be understood, preserved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct Raw {
     /// The line, scrubbed and bounded.
     pub line: String,
@@ -720,6 +752,7 @@ pub struct Raw {
 
 /// Why a line became a `raw` event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RawReason {
     /// Not JSON at all.
@@ -736,6 +769,7 @@ pub enum RawReason {
 
 /// Payload of the turn terminals (`turn.completed`, `turn.failed`, …).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct TurnEnded {
     /// How it ended; this picks the event type, it is not in the payload.

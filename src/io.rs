@@ -209,7 +209,7 @@ impl<R: Read> Read for Utf16Reader<R> {
 
 /// Wraps a reader so that UTF-16 input (with a BOM) arrives as UTF-8; anything else passes
 /// through untouched.
-pub fn decoding<R: Read + 'static>(mut inner: R) -> io::Result<Box<dyn Read>> {
+pub fn decoding<'a, R: Read + 'a>(mut inner: R) -> io::Result<Box<dyn Read + 'a>> {
     let mut head = [0u8; 2];
     let mut got = 0;
     while got < 2 {

@@ -10,6 +10,8 @@ mod normalize;
 mod opencode;
 mod gemini;
 mod project;
+mod readme;
+mod schema;
 mod summarize;
 
 mod latency;

@@ -11,9 +11,8 @@ use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, RawReason};
 use crate::io::{LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::pipeline::Stages;
 use crate::provider::{Normalizer, Provider};
-use crate::scrub::Scrubber;
-use crate::truncate::Truncator;
 
 /// Turn any supported agent's output into canonical minicode.output.v1 JSONL.
 ///
@@ -73,7 +72,7 @@ impl Command for Args {
         let mut out = LineWriter::new(stdout);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
-        let mut stages = Stages { scrub: Scrubber::new(), truncate: Truncator::new(self.max_bytes, None) };
+        let mut stages = Stages::new(self.max_bytes);
         let mut rejected = false;
         for source in Source::from_operands(&self.common.files) {
             let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
@@ -107,7 +106,7 @@ impl Command for Args {
                 break;
             }
         }
-        let mut summary = norm.finish(stages.scrub.counts().clone());
+        let mut summary = norm.finish(stages.redactions().clone());
         for mut ev in norm.drain() {
             stages.apply(&mut ev);
             out.write_json(&ev)?;
@@ -134,18 +133,5 @@ fn reason_text(r: RawReason) -> &'static str {
         RawReason::UnexpectedShape => "a known event type in an unexpected shape",
         RawReason::Oversized => "over the line limit",
         RawReason::UnknownProvider => "no provider recognised it",
-    }
-}
-
-/// The stages `normalize` runs on every event before writing it.
-struct Stages {
-    scrub: Scrubber,
-    truncate: Truncator,
-}
-
-impl Stages {
-    fn apply(&mut self, ev: &mut crate::event::Event) {
-        self.scrub.scrub_event(ev);
-        self.truncate.truncate_event(ev);
     }
 }

@@ -36,6 +36,7 @@ impl Summary {
 
 /// The summary's payload.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryFigures {
     /// Turns started, over all sessions.
@@ -60,6 +61,7 @@ pub type UsageTotals = Usage;
 
 /// Tool calls counted by outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ToolCounts {
     /// All tool calls.
     pub total: u64,
@@ -118,6 +120,7 @@ impl ToolCounts {
 
 /// Input health: what was read and how much of it was understood.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct InputHealth {
     /// Input lines read.
@@ -138,6 +141,7 @@ pub struct InputHealth {
 
 /// One session's figures, in a summary that covers several.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionFigures {
     /// The session.
@@ -148,6 +152,7 @@ pub struct SessionFigures {
     /// True when every turn completed.
     pub ok: bool,
     /// The session's final status.
+    #[cfg_attr(feature = "schema", schemars(with = "Outcome"))]
     pub status: String,
     /// Why it is not ok.
     #[serde(default, skip_serializing_if = "Option::is_none")]

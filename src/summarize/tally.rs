@@ -14,7 +14,7 @@ use crate::event::FileChange;
 /// The key that holds the counts folded away when a tally is over its bound.
 pub const OTHER: &str = "…";
 
-/// Counts by key, at most [`limits::TALLY_KEYS`] keys; the rest are summed under [`OTHER`].
+/// Counts by key, at most [`limits::TALLY_KEYS`] keys; the rest are summed under the key `…`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tally {
     counts: BTreeMap<String, u64>,
@@ -52,7 +52,7 @@ impl Tally {
         self.total() == 0
     }
 
-    /// The counts by key, then the folded rest (as [`OTHER`]) when there is any.
+    /// The counts by key, then the folded rest (under `…`) when there is any.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
         let other = (self.other > 0).then_some((OTHER, self.other));
         self.counts.iter().map(|(k, v)| (k.as_str(), *v)).chain(other)

@@ -1,0 +1,103 @@
+//! What the `normalize` binary does, as a library call: provider output in, canonical events
+//! out, each scrubbed and bounded, the summary last. It joins the provider parsers and the
+//! stages; projections and the command line are not its business.
+
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+
+use crate::engine::clock::Clock;
+use crate::engine::DEFAULT_FIELD_BOUND;
+use crate::event::Event;
+use crate::io::{decoding, LineReader, DEFAULT_MAX_LINE};
+use crate::provider::{Normalizer, Provider};
+use crate::scrub::Scrubber;
+use crate::truncate::Truncator;
+
+/// The stages `normalize` runs on every event before writing it: scrub, then bound.
+#[derive(Debug)]
+pub struct Stages {
+    scrub: Scrubber,
+    truncate: Truncator,
+}
+
+impl Stages {
+    /// Stages that bound every text field to `max_bytes`.
+    pub fn new(max_bytes: usize) -> Stages {
+        Stages { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None) }
+    }
+
+    /// Scrubs and bounds one event.
+    pub fn apply(&mut self, event: &mut Event) {
+        self.scrub.scrub_event(event);
+        self.truncate.truncate_event(event);
+    }
+
+    /// The secrets redacted so far, by kind, for the summary.
+    pub fn redactions(&self) -> &BTreeMap<String, u64> {
+        self.scrub.counts()
+    }
+}
+
+/// Normalizes a whole provider stream in memory, as `normalize` does with the default bounds:
+/// `from` names the dialect (`None` detects it), and timestamps the provider does not give
+/// come from `clock` (`Clock::from_env()` honours `SOURCE_DATE_EPOCH`, as the binary does).
+/// Lines no parser understood are kept as `raw` events; the last event is the summary.
+///
+/// It holds every event until the input ends: to stream, drive a
+/// [`Normalizer`] and [`Stages`] line by line, as `normalize` does.
+///
+/// ```
+/// use minicode_output::engine::clock::Clock;
+/// use minicode_output::event::Body;
+///
+/// let codex = br#"{"type":"thread.started","thread_id":"t1"}
+/// {"type":"turn.started"}
+/// {"type":"item.completed","item":{"id":"i0","type":"agent_message","text":"Done."}}
+/// {"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":2}}
+/// "#;
+/// let events = minicode_output::normalize(&codex[..], None, Clock::Fixed(0))?;
+/// let types: Vec<&str> = events.iter().map(|e| e.type_name()).collect();
+/// assert_eq!(types, ["session.started", "turn.started", "text", "usage", "turn.completed", "summary"]);
+/// assert!(matches!(&events[5].body, Body::Summary(s) if s.ok));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::Result<Vec<Event>> {
+    let mut norm = Normalizer::new(from, clock, DEFAULT_FIELD_BOUND);
+    let mut stages = Stages::new(DEFAULT_FIELD_BOUND);
+    let mut lines = LineReader::new(decoding(input)?, DEFAULT_MAX_LINE);
+    let mut events = Vec::new();
+    let take = |norm: &mut Normalizer, stages: &mut Stages, events: &mut Vec<Event>| {
+        events.extend(norm.drain().map(|mut ev| {
+            stages.apply(&mut ev);
+            ev
+        }));
+    };
+    while let Some(line) = lines.next_line()? {
+        norm.line(line);
+        take(&mut norm, &mut stages, &mut events);
+    }
+    // As in the binary, the summary counts the redactions made before the input ended.
+    let mut summary = norm.finish(stages.redactions().clone());
+    take(&mut norm, &mut stages, &mut events);
+    stages.apply(&mut summary);
+    events.push(summary);
+    Ok(events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `normalize` gives what the binary's goldens hold, line for line.
+    #[test]
+    fn matches_the_binary_goldens() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        for case in ["codex/exit4", "codex/write", "claude/exit4", "claude/deny", "opencode/exit4", "acp/codex-acp-exit4"] {
+            let input = std::fs::read(root.join(format!("{case}.input.jsonl"))).unwrap();
+            let expected = std::fs::read_to_string(root.join(format!("{case}.events.jsonl"))).unwrap();
+            let events = normalize(&input[..], None, Clock::Fixed(1_767_225_600_000)).unwrap();
+            let actual: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+            assert!(actual == expected, "{case}: normalize() differs from the golden");
+        }
+    }
+}
