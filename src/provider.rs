@@ -80,6 +80,16 @@ fn type_of(line: &str) -> Option<Cow<'_, str>> {
     serde_json::from_str::<Tag>(line).ok().map(|t| t.kind)
 }
 
+/// The `type` of a line that begins `{"type":"…"`, when its value has no escapes: found
+/// without parsing, so a parser can pick its wire struct first. The rest of the line is not
+/// checked; the parse that follows must be.
+fn leading_type(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix('{')?.trim_start().strip_prefix("\"type\"")?;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start().strip_prefix('"')?;
+    let end = rest.find(['"', '\\'])?;
+    (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
+}
+
 /// A provider dialect's parser.
 pub trait Parse {
     /// Handles one non-blank line. Errors become `raw` events; the parser must not have

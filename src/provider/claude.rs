@@ -46,7 +46,7 @@ const INTERRUPTED: &str = "[Request interrupted by user";
 
 impl Parse for Claude {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let wire: Wire = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &wire::KNOWN))?;
+        let wire = Wire::parse(line)?;
         if let Some(ts) = wire.timestamp().and_then(parse_rfc3339) {
             engine.set_time(ts);
         }

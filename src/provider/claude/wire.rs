@@ -1,11 +1,21 @@
 //! The wire format of Claude Code's stream-json, as serde types. Only the fields the parser
 //! reads are declared; everything else is ignored.
+//!
+//! Every type is read in one pass straight from the line: no `#[serde(tag)]` or
+//! `#[serde(untagged)]` enums, which buffer their whole input into an intermediate tree and
+//! copy every string (the line's `type` is looked at first and picks the struct; blocks,
+//! deltas and structured results are read into loose structs that their kind validates).
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+use crate::provider::LineError;
+
+/// One line of the stream.
 pub(super) enum Wire {
     System(System),
     Assistant {
@@ -18,7 +28,6 @@ pub(super) enum Wire {
         parent_tool_use_id: Option<String>,
         tool_use_result: Option<ToolUseResult>,
         session_id: Option<String>,
-        #[serde(default)]
         timestamp: Option<String>,
     },
     Result(Result),
@@ -28,7 +37,64 @@ pub(super) enum Wire {
     },
 }
 
+#[derive(Deserialize)]
+struct AssistantLine {
+    message: Message,
+    parent_tool_use_id: Option<String>,
+    session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct UserLine {
+    message: Message,
+    parent_tool_use_id: Option<String>,
+    tool_use_result: Option<ToolUseResult>,
+    session_id: Option<String>,
+    timestamp: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct StreamLine {
+    event: StreamEvent,
+    parent_tool_use_id: Option<String>,
+}
+
 impl Wire {
+    /// Parses one line: its `type` picks the struct it is read into.
+    pub fn parse(line: &str) -> std::result::Result<Wire, LineError> {
+        let fail = |e: serde_json::Error| LineError::classify(line, e, &KNOWN);
+        let Some(kind) = crate::provider::leading_type(line).map(std::borrow::Cow::Borrowed).or_else(|| crate::provider::type_of(line)) else {
+            // Not JSON, or JSON without a `type`: let the parse say which.
+            return Err(fail(serde_json::from_str::<IgnoredAny>(line).err().unwrap_or_else(|| de::Error::missing_field("type"))));
+        };
+        Ok(match kind.as_ref() {
+            "stream_event" => {
+                let l: StreamLine = serde_json::from_str(line).map_err(fail)?;
+                Wire::StreamEvent { event: l.event, parent_tool_use_id: l.parent_tool_use_id }
+            }
+            "assistant" => {
+                let l: AssistantLine = serde_json::from_str(line).map_err(fail)?;
+                Wire::Assistant { message: l.message, parent_tool_use_id: l.parent_tool_use_id, session_id: l.session_id }
+            }
+            "user" => {
+                let l: UserLine = serde_json::from_str(line).map_err(fail)?;
+                Wire::User {
+                    message: l.message,
+                    parent_tool_use_id: l.parent_tool_use_id,
+                    tool_use_result: l.tool_use_result,
+                    session_id: l.session_id,
+                    timestamp: l.timestamp,
+                }
+            }
+            "system" => Wire::System(serde_json::from_str(line).map_err(fail)?),
+            "result" => Wire::Result(serde_json::from_str(line).map_err(fail)?),
+            other => match serde_json::from_str::<IgnoredAny>(line) {
+                Ok(_) => return Err(LineError::UnknownType(other.to_owned())),
+                Err(e) => return Err(fail(e)),
+            },
+        })
+    }
+
     pub fn timestamp(&self) -> Option<&str> {
         match self {
             Wire::User { timestamp, .. } => timestamp.as_deref(),
@@ -65,11 +131,18 @@ pub(super) struct Message {
 }
 
 /// Message content: a plain string or a list of blocks.
-#[derive(Deserialize)]
-#[serde(untagged)]
 pub(super) enum Content {
     Text(String),
     Blocks(Vec<Block>),
+}
+
+impl<'de> Deserialize<'de> for Content {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Content, D::Error> {
+        match Loose::<Content>::deserialize(d)? {
+            Loose::Is(c) => Ok(c),
+            _ => Err(de::Error::custom("content is neither a string nor a list of blocks")),
+        }
+    }
 }
 
 impl Default for Content {
@@ -107,7 +180,7 @@ impl Content {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(try_from = "RawBlock")]
 pub(super) enum Block {
     Text {
         text: String,
@@ -118,38 +191,102 @@ pub(super) enum Block {
     ToolUse {
         id: String,
         name: String,
-        #[serde(default)]
         input: Value,
     },
     ToolResult {
         tool_use_id: String,
         content: Option<Content>,
-        #[serde(default)]
         is_error: bool,
     },
-    #[serde(other)]
     Other,
 }
 
-/// The structured result beside a tool result: Bash's streams, or anything else.
+/// A content block as read, whatever its kind: [`Block`] checks what its kind needs.
 #[derive(Deserialize)]
-#[serde(untagged)]
+struct RawBlock {
+    #[serde(rename = "type")]
+    kind: String,
+    text: Option<Loose<String>>,
+    thinking: Option<Loose<String>>,
+    id: Option<Loose<String>>,
+    name: Option<Loose<String>>,
+    input: Option<Value>,
+    tool_use_id: Option<Loose<String>>,
+    content: Option<Loose<Content>>,
+    is_error: Option<Loose<bool>>,
+}
+
+impl TryFrom<RawBlock> for Block {
+    type Error = String;
+    fn try_from(b: RawBlock) -> std::result::Result<Block, String> {
+        Ok(match b.kind.as_str() {
+            "text" => Block::Text { text: required(b.text, "text")? },
+            "thinking" => Block::Thinking { thinking: required(b.thinking, "thinking")? },
+            "tool_use" => Block::ToolUse {
+                id: required(b.id, "id")?,
+                name: required(b.name, "name")?,
+                input: b.input.unwrap_or(Value::Null),
+            },
+            "tool_result" => Block::ToolResult {
+                tool_use_id: required(b.tool_use_id, "tool_use_id")?,
+                content: optional(b.content, "content")?,
+                is_error: optional(b.is_error, "is_error")?.unwrap_or(false),
+            },
+            _ => Block::Other,
+        })
+    }
+}
+
+/// The structured result beside a tool result: Bash's streams, or anything else.
 pub(super) enum ToolUseResult {
     Shell {
         stdout: String,
         stderr: Option<String>,
-        #[serde(rename = "persistedOutputPath")]
         persisted_output_path: Option<String>,
-        #[serde(default)]
         interrupted: bool,
     },
     File {
-        #[serde(rename = "type")]
         kind: Option<String>,
-        #[serde(rename = "filePath")]
         file_path: String,
     },
-    Other(serde::de::IgnoredAny),
+    Other,
+}
+
+/// A structured result as read: the first shape whose fields all fit wins.
+#[derive(Deserialize)]
+struct RawToolUseResult {
+    stdout: Option<Loose<String>>,
+    stderr: Option<Loose<String>>,
+    #[serde(rename = "persistedOutputPath")]
+    persisted_output_path: Option<Loose<String>>,
+    interrupted: Option<Loose<bool>>,
+    #[serde(rename = "type")]
+    kind: Option<Loose<String>>,
+    #[serde(rename = "filePath")]
+    file_path: Option<Loose<String>>,
+}
+
+impl<'de> Deserialize<'de> for ToolUseResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<ToolUseResult, D::Error> {
+        let Loose::Is(r) = Loose::<RawToolUseResult>::deserialize(d)? else { return Ok(ToolUseResult::Other) };
+        let shell = (|| {
+            Ok::<_, String>(ToolUseResult::Shell {
+                stdout: required(r.stdout, "stdout")?,
+                stderr: optional(r.stderr, "stderr")?,
+                persisted_output_path: optional(r.persisted_output_path, "persistedOutputPath")?,
+                interrupted: match r.interrupted {
+                    None => false,
+                    Some(Loose::Is(b)) => b,
+                    Some(_) => return Err(String::new()),
+                },
+            })
+        })();
+        if let Ok(s) = shell {
+            return Ok(s);
+        }
+        let file = (|| Ok::<_, String>(ToolUseResult::File { kind: optional(r.kind, "type")?, file_path: required(r.file_path, "filePath")? }))();
+        Ok(file.unwrap_or(ToolUseResult::Other))
+    }
 }
 
 #[derive(Deserialize)]
@@ -182,11 +319,10 @@ pub(super) struct Denial {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(try_from = "RawStreamEvent")]
 pub(super) enum StreamEvent {
     MessageStart { message: StreamMessage },
     ContentBlockDelta { delta: Delta },
-    #[serde(other)]
     Other,
 }
 
@@ -196,15 +332,220 @@ pub(super) struct StreamMessage {
 }
 
 #[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+struct RawStreamEvent {
+    #[serde(rename = "type")]
+    kind: String,
+    message: Option<Loose<StreamMessage>>,
+    delta: Option<Loose<RawDelta>>,
+}
+
+#[derive(Deserialize)]
+struct RawDelta {
+    #[serde(rename = "type")]
+    kind: Option<Loose<String>>,
+    text: Option<Loose<String>>,
+    thinking: Option<Loose<String>>,
+}
+
 pub(super) enum Delta {
-    #[serde(rename = "text_delta")]
     Text { text: String },
-    #[serde(rename = "thinking_delta")]
     Thinking { thinking: String },
-    #[serde(other)]
     Other,
+}
+
+impl TryFrom<RawStreamEvent> for StreamEvent {
+    type Error = String;
+    fn try_from(e: RawStreamEvent) -> std::result::Result<StreamEvent, String> {
+        Ok(match e.kind.as_str() {
+            "message_start" => StreamEvent::MessageStart { message: required(e.message, "message")? },
+            "content_block_delta" => {
+                let d: RawDelta = required(e.delta, "delta")?;
+                let kind: String = required(d.kind, "type")?;
+                StreamEvent::ContentBlockDelta {
+                    delta: match kind.as_str() {
+                        "text_delta" => Delta::Text { text: required(d.text, "text")? },
+                        "thinking_delta" => Delta::Thinking { thinking: required(d.thinking, "thinking")? },
+                        _ => Delta::Other,
+                    },
+                }
+            }
+            _ => StreamEvent::Other,
+        })
+    }
+}
+
+/// A field read whatever its JSON type, so that a block or event of another kind with a
+/// same-named field of another type is still read; the kind then says what it needs.
+enum Loose<T> {
+    Is(T),
+    Null,
+    Other,
+}
+
+/// A field the kind requires, of the right type.
+fn required<T>(v: Option<Loose<T>>, name: &str) -> std::result::Result<T, String> {
+    match v {
+        Some(Loose::Is(t)) => Ok(t),
+        None | Some(Loose::Null) => Err(format!("missing field `{name}`")),
+        Some(Loose::Other) => Err(format!("invalid type for field `{name}`")),
+    }
+}
+
+/// An optional field: absent or null is `None`, another type an error.
+fn optional<T>(v: Option<Loose<T>>, name: &str) -> std::result::Result<Option<T>, String> {
+    match v {
+        None | Some(Loose::Null) => Ok(None),
+        Some(Loose::Is(t)) => Ok(Some(t)),
+        Some(Loose::Other) => Err(format!("invalid type for field `{name}`")),
+    }
+}
+
+/// How a JSON value becomes the `T` of a [`Loose`]: a value of any other shape is skipped.
+trait LooseShape<'de>: Sized {
+    fn from_str<E: de::Error>(_: &str) -> std::result::Result<Loose<Self>, E> {
+        Ok(Loose::Other)
+    }
+    fn from_bool<E: de::Error>(_: bool) -> std::result::Result<Loose<Self>, E> {
+        Ok(Loose::Other)
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> std::result::Result<Loose<Self>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+    fn from_map<A: MapAccess<'de>>(mut map: A) -> std::result::Result<Loose<Self>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Loose::Other)
+    }
+}
+
+impl LooseShape<'_> for String {
+    fn from_str<E: de::Error>(s: &str) -> std::result::Result<Loose<String>, E> {
+        Ok(Loose::Is(s.to_owned()))
+    }
+}
+
+impl LooseShape<'_> for bool {
+    fn from_bool<E: de::Error>(b: bool) -> std::result::Result<Loose<bool>, E> {
+        Ok(Loose::Is(b))
+    }
+}
+
+impl<'de> LooseShape<'de> for Content {
+    fn from_str<E: de::Error>(s: &str) -> std::result::Result<Loose<Content>, E> {
+        Ok(Loose::Is(Content::Text(s.to_owned())))
+    }
+    fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> std::result::Result<Loose<Content>, A::Error> {
+        let mut blocks = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(b) = seq.next_element()? {
+            blocks.push(b);
+        }
+        Ok(Loose::Is(Content::Blocks(blocks)))
+    }
+}
+
+/// Structs are read as themselves when the value is an object.
+macro_rules! loose_struct {
+    ($($t:ty),*) => {$(
+        impl<'de> LooseShape<'de> for $t {
+            fn from_map<A: MapAccess<'de>>(map: A) -> std::result::Result<Loose<$t>, A::Error> {
+                <$t>::deserialize(de::value::MapAccessDeserializer::new(map)).map(Loose::Is)
+            }
+        }
+    )*};
+}
+loose_struct!(StreamMessage, RawDelta, RawToolUseResult);
+
+impl<'de, T: LooseShape<'de>> Deserialize<'de> for Loose<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Loose<T>, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: LooseShape<'de>> Visitor<'de> for V<T> {
+            type Value = Loose<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Loose<T>, E> {
+                T::from_str(s)
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> std::result::Result<Loose<T>, E> {
+                T::from_bool(b)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Loose<T>, E> {
+                Ok(Loose::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Loose<T>, E> {
+                Ok(Loose::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Loose<T>, E> {
+                Ok(Loose::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Loose<T>, E> {
+                Ok(Loose::Null)
+            }
+            fn visit_none<E: de::Error>(self) -> std::result::Result<Loose<T>, E> {
+                Ok(Loose::Null)
+            }
+            fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Loose<T>, D::Error> {
+                Loose::deserialize(d)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> std::result::Result<Loose<T>, A::Error> {
+                T::from_seq(seq)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> std::result::Result<Loose<T>, A::Error> {
+                T::from_map(map)
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
 }
 
 /// The `type`s Claude Code defines.
 pub(super) const KNOWN: [&str; 5] = ["system", "assistant", "user", "result", "stream_event"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn user(content: &str, result: &str) -> std::result::Result<Wire, LineError> {
+        Wire::parse(&format!(r#"{{"type":"user","message":{{"content":{content}}},"tool_use_result":{result}}}"#))
+    }
+
+    #[test]
+    fn a_field_of_another_kind_with_another_type_is_ignored() {
+        let Ok(Wire::User { message, .. }) = user(r#"[{"type":"image","text":5,"content":{"a":1}},{"type":"text","text":"hi"}]"#, "null") else {
+            panic!("not read")
+        };
+        let blocks = message.content.into_blocks();
+        assert!(matches!(&blocks[..], [Block::Other, Block::Text { text }] if text == "hi"));
+    }
+
+    #[test]
+    fn a_block_missing_what_its_kind_needs_is_a_shape_error() {
+        assert!(matches!(user(r#"[{"type":"text"}]"#, "null"), Err(LineError::Shape(_))));
+        assert!(matches!(user(r#"[{"type":"tool_result","tool_use_id":7}]"#, "null"), Err(LineError::Shape(_))));
+        assert!(matches!(user("null", "null"), Err(LineError::Shape(_))));
+    }
+
+    #[test]
+    fn structured_results_take_the_first_shape_that_fits() {
+        let result = |r: &str| match user("[]", r) {
+            Ok(Wire::User { tool_use_result, .. }) => tool_use_result,
+            _ => panic!("not read: {r}"),
+        };
+        assert!(matches!(result(r#"{"stdout":"a","stderr":null,"interrupted":true}"#), Some(ToolUseResult::Shell { interrupted: true, .. })));
+        assert!(matches!(result(r#"{"stdout":"a","interrupted":"yes","filePath":"/f"}"#), Some(ToolUseResult::File { .. })));
+        assert!(matches!(result(r#"{"stdout":1}"#), Some(ToolUseResult::Other)));
+        assert!(matches!(result(r#""Error: no""#), Some(ToolUseResult::Other)));
+        assert!(result("null").is_none());
+    }
+
+    #[test]
+    fn the_type_picks_the_struct_and_errors_keep_their_kind() {
+        assert!(matches!(Wire::parse(r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}"#),
+            Ok(Wire::StreamEvent { event: StreamEvent::ContentBlockDelta { delta: Delta::Text { .. } }, .. })));
+        assert!(matches!(Wire::parse(r#"{"session_id":"s","type":"result","subtype":"success"}"#), Ok(Wire::Result(_))));
+        assert!(matches!(Wire::parse(r#"{"type":"nope","x":1}"#), Err(LineError::UnknownType(t)) if t == "nope"));
+        assert!(matches!(Wire::parse(r#"{"type":"nope","x":"#), Err(LineError::NotJson(_))));
+        assert!(matches!(Wire::parse(r#"{"type":"user","message":"#), Err(LineError::NotJson(_))));
+        assert!(matches!(Wire::parse(r#"{"x":1}"#), Err(LineError::Shape(_))));
+    }
+}
