@@ -72,7 +72,10 @@ impl<R: Read> LineReader<R> {
                 self.end -= self.start;
                 self.start = 0;
             } else {
-                let len = (self.buf.len() * 2).min(self.max_line + CHUNK + 1).max(self.buf.len() + CHUNK);
+                // Grow the readable length a chunk at a time (the Vec still doubles its
+                // capacity): `resize` writes zeros, and zeroed pages count in the resident
+                // set, so a doubled length would cost up to twice a huge line.
+                let len = (self.buf.len() + CHUNK.max(self.buf.len() / 8)).min(self.max_line + CHUNK + 1).max(self.buf.len() + 1);
                 self.buf.resize(len, 0);
             }
         }
