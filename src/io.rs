@@ -246,6 +246,8 @@ pub enum Source {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// Bytes already in memory (for embedding the filters, and for the fuzz targets).
+    Bytes(std::sync::Arc<[u8]>),
 }
 
 impl Source {
@@ -262,6 +264,7 @@ impl Source {
         match self {
             Source::Stdin => decoding(io::stdin()),
             Source::File(p) => decoding(File::open(p)?),
+            Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
         }
     }
 
@@ -270,6 +273,7 @@ impl Source {
         match self {
             Source::Stdin => "<stdin>".into(),
             Source::File(p) => p.display().to_string(),
+            Source::Bytes(_) => "<memory>".into(),
         }
     }
 }

@@ -68,14 +68,17 @@ fn parse_from(s: &str) -> Result<From, String> {
 impl Command for Args {
     const NAME: &'static str = "normalize";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let stdout = std::io::stdout().lock();
-        let mut out = LineWriter::new(stdout);
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
         let mut stages = Stages { scrub: Scrubber::new(), truncate: Truncator::new(self.max_bytes, None) };
         let mut rejected = false;
-        for source in Source::from_operands(&self.common.files) {
+        for source in sources {
             let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
             let mut lines = LineReader::new(input, self.max_line_bytes);
             while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {

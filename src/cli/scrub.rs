@@ -59,8 +59,12 @@ Exit status:
 impl Command for Args {
     const NAME: &'static str = "scrub";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let mut out = LineWriter::new(std::io::stdout().lock());
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         if self.list_rules {
             out.write_line(&rule_table())?;
             out.flush()?;
@@ -68,7 +72,7 @@ impl Command for Args {
         }
         let mut run = Run { scrubber: Scrubber::new(), diag: Diagnostics::new(Self::NAME), rejected: false, at_summary: BTreeMap::new() };
         let mut text = TextScrubber::new();
-        read_lines(&Source::from_operands(&self.common.files), self.max_line_bytes, &mut out, |n, line, out| {
+        read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
             let (line, oversized) = line.into_text();
             if let Some(bytes) = oversized {
                 run.reject(&oversized_message(n, bytes, line.len()));
