@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 /// The default `--max-line-bytes`: 64 MiB.
@@ -239,6 +240,89 @@ pub fn decoding<R: Read + 'static>(mut inner: R) -> io::Result<Box<dyn Read>> {
     })
 }
 
+fn is_regular(f: &File) -> bool {
+    f.metadata().is_ok_and(|m| m.is_file())
+}
+
+/// How often a reader waiting on a silent pipe looks whether it was asked to stop.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Input that may block (a pipe, a terminal) is read on a thread of its own once SIGINT and
+/// SIGTERM are caught, so a stop request ends the input even while the writer upstream is
+/// alive and silent (a supervisor's `kill`, `timeout`): the filter then finishes as if the
+/// input had ended there. A regular file never blocks for long and is read directly.
+fn stoppable<R: Read + Send + 'static>(inner: R, regular: bool) -> Box<dyn Read> {
+    if regular || SIGNALS.get().is_none() {
+        return Box::new(inner);
+    }
+    // One chunk in flight: the thread reads ahead at most that far, so memory stays bounded.
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::spawn(move || read_ahead(inner, tx));
+    Box::new(Stoppable { rx, chunk: Vec::new(), pos: 0, done: false })
+}
+
+/// The reading thread: sends each chunk read, an empty chunk at end of input, or the error.
+fn read_ahead<R: Read>(mut inner: R, tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>) {
+    loop {
+        let mut chunk = vec![0; CHUNK];
+        let go_on = match inner.read(&mut chunk) {
+            Ok(0) => {
+                let _ = tx.send(Ok(Vec::new()));
+                false
+            }
+            Ok(n) => {
+                chunk.truncate(n);
+                tx.send(Ok(chunk)).is_ok()
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => true,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                false
+            }
+        };
+        if !go_on {
+            return;
+        }
+    }
+}
+
+/// The filter's side of [`stoppable`]: the chunks the thread read, or end of input as soon
+/// as a stop is requested.
+struct Stoppable {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Read for Stoppable {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::sync::mpsc::RecvTimeoutError;
+        while self.pos == self.chunk.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv_timeout(STOP_POLL) {
+                Ok(Ok(chunk)) => {
+                    self.done = chunk.is_empty();
+                    self.chunk = chunk;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(RecvTimeoutError::Timeout) => self.done = stop_requested().is_some(),
+                Err(RecvTimeoutError::Disconnected) => self.done = true,
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.pos);
+        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
 #[derive(Debug, Clone)]
 pub enum Source {
@@ -262,8 +346,15 @@ impl Source {
     /// Opens the source, decoding UTF-16 when it starts with a BOM.
     pub fn open(&self) -> io::Result<Box<dyn Read>> {
         match self {
-            Source::Stdin => decoding(io::stdin()),
-            Source::File(p) => decoding(File::open(p)?),
+            Source::Stdin => {
+                let regular = io::stdin().as_fd().try_clone_to_owned().map(File::from).is_ok_and(|f| is_regular(&f));
+                decoding(stoppable(io::stdin(), regular))
+            }
+            Source::File(p) => {
+                let f = File::open(p)?;
+                let regular = is_regular(&f);
+                decoding(stoppable(f, regular))
+            }
             Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
         }
     }

@@ -8,6 +8,7 @@ mod docs;
 mod handoff;
 mod normalize;
 mod opencode;
+mod pipes;
 mod gemini;
 mod project;
 mod summarize;

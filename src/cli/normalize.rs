@@ -101,14 +101,16 @@ impl Command for Args {
                 if !lines.has_buffered_line() {
                     out.flush()?;
                 }
-                if let Some(sig) = crate::io::stop_requested() {
-                    diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
+                if crate::io::stop_requested().is_some() {
                     break;
                 }
             }
             if crate::io::stop_requested().is_some() {
                 break;
             }
+        }
+        if let Some(sig) = crate::io::stop_requested() {
+            diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
         let mut summary = norm.finish(stages.scrub.counts().clone());
         for mut ev in norm.drain() {
