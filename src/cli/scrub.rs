@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::Context;
 use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
@@ -133,7 +132,11 @@ impl Run {
             LineKind::Text => buf.extend_from_slice(self.scrubber.scrub_str(line).as_bytes()),
         }
         match kind {
-            LineKind::Event { summary: true } => self.update_summary(buf)?,
+            LineKind::Event { summary: true } => {
+                if let Err(e) = self.update_summary(buf) {
+                    self.reject(&format!("line {n}: a summary that is not a valid event ({e}); scrubbed and kept"));
+                }
+            }
             LineKind::Event { summary: false } => {}
             LineKind::Json => self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA)),
             LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
@@ -142,13 +145,15 @@ impl Run {
     }
 
     /// Adds what was redacted since the last summary to the summary just written to `buf`.
-    fn update_summary(&mut self, buf: &mut Vec<u8>) -> anyhow::Result<()> {
+    /// A line that only looks like a summary is left as written; its redactions go to the
+    /// next real one.
+    fn update_summary(&mut self, buf: &mut Vec<u8>) -> serde_json::Result<()> {
         let counts = self.scrubber.counts();
         if *counts == self.at_summary {
             return Ok(());
         }
         let start = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let mut ev: Event = serde_json::from_slice(&buf[start..]).context("re-reading a scrubbed summary")?;
+        let mut ev: Event = serde_json::from_slice(&buf[start..])?;
         if let Body::Summary(s) = &mut ev.body {
             for (kind, &now) in counts {
                 let new = now - self.at_summary.get(kind).copied().unwrap_or(0);
