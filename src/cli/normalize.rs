@@ -1,6 +1,7 @@
 //! `normalize`: provider output in, canonical `minicode.output.v1` JSONL out, scrubbed
 //! and bounded, with the summary as the last line.
 
+use std::borrow::Cow;
 use std::io::Write;
 
 use anyhow::Context;
@@ -12,7 +13,8 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, RawReason};
 use crate::io::{LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
-use crate::scrub::Scrubber;
+use crate::scrub::json::{has_only_plain_escapes, rewrite_values};
+use crate::scrub::{control, Scrubber};
 use crate::truncate::Truncator;
 
 /// Turn any supported agent's output into canonical minicode.output.v1 JSONL.
@@ -90,8 +92,7 @@ impl Command for Args {
                             diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
                         }
                     }
-                    stages.apply(&mut ev);
-                    out.write_json(&ev)?;
+                    stages.write(&mut ev, &mut out)?;
                 }
                 for d in norm.take_diagnostics() {
                     diag.say(&d);
@@ -114,11 +115,9 @@ impl Command for Args {
         }
         let mut summary = norm.finish(stages.scrub.counts().clone());
         for mut ev in norm.drain() {
-            stages.apply(&mut ev);
-            out.write_json(&ev)?;
+            stages.write(&mut ev, &mut out)?;
         }
-        stages.apply(&mut summary);
-        out.write_json(&summary)?;
+        stages.write(&mut summary, &mut out)?;
         out.flush()?;
         if let Body::Summary(s) = &summary.body {
             if let Some(e) = s.error.as_ref().filter(|e| e.category == ErrorCategory::InputError) {
@@ -149,8 +148,26 @@ struct Stages {
 }
 
 impl Stages {
-    fn apply(&mut self, ev: &mut crate::event::Event) {
+    /// Scrubs and bounds `ev` and writes it as one line.
+    fn write<W: Write>(&mut self, ev: &mut crate::event::Event, out: &mut LineWriter<W>) -> std::io::Result<()> {
         self.scrub.scrub_event(ev);
         self.truncate.truncate_event(ev);
+        let buf = out.line_buf();
+        let start = buf.len();
+        serde_json::to_writer(&mut *buf, ev)?;
+        // Text fields are clean now, but ids and names come from the provider as they are: a
+        // hostile one can put control bytes there. That is rare, so the written line is
+        // checked (cheaply) and only rewritten when it holds an escape or byte to clean.
+        if let Ok(line) = std::str::from_utf8(&buf[start..]) {
+            if !(has_only_plain_escapes(line) && control::is_clean(line)) {
+                let line = line.to_owned();
+                buf.truncate(start);
+                rewrite_values(&line, buf, |s| match control::clean(s) {
+                    Cow::Owned(clean) => Some(clean),
+                    Cow::Borrowed(_) => None,
+                });
+            }
+        }
+        out.end_line()
     }
 }
