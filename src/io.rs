@@ -443,7 +443,8 @@ pub fn read_events<W: Write>(
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
             Line::Text(t) if t.trim().is_empty() => return Ok(()),
-            Line::Text(t) => match serde_json::from_str(&t) {
+            // Control bytes in ids and names too never reach a projection or a report.
+            Line::Text(t) => match serde_json::from_str(&crate::scrub::clean_json_line(&t)) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },

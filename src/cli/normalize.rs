@@ -13,8 +13,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, RawReason};
 use crate::io::{LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
-use crate::scrub::json::{has_only_plain_escapes, rewrite_values};
-use crate::scrub::{control, Scrubber};
+use crate::scrub::{clean_json_line, Scrubber};
 use crate::truncate::Truncator;
 
 /// Turn any supported agent's output into canonical minicode.output.v1 JSONL.
@@ -155,17 +154,11 @@ impl Stages {
         let buf = out.line_buf();
         let start = buf.len();
         serde_json::to_writer(&mut *buf, ev)?;
-        // Text fields are clean now, but ids and names come from the provider as they are: a
-        // hostile one can put control bytes there. That is rare, so the written line is
-        // checked (cheaply) and only rewritten when it holds an escape or byte to clean.
+        // Text fields are clean now, but ids and names come from the provider as they are.
         if let Ok(line) = std::str::from_utf8(&buf[start..]) {
-            if !(has_only_plain_escapes(line) && control::is_clean(line)) {
-                let line = line.to_owned();
+            if let Cow::Owned(clean) = clean_json_line(line) {
                 buf.truncate(start);
-                rewrite_values(&line, buf, |s| match control::clean(s) {
-                    Cow::Owned(clean) => Some(clean),
-                    Cow::Borrowed(_) => None,
-                });
+                buf.extend_from_slice(clean.as_bytes());
             }
         }
         out.end_line()
