@@ -5,6 +5,7 @@ mod support;
 mod acp;
 mod bad_input;
 mod docs;
+mod fuzz_corpus;
 mod handoff;
 mod normalize;
 mod opencode;
