@@ -432,19 +432,20 @@ pub enum EventLine<'a> {
 }
 
 /// Reads canonical JSONL from `sources` in order, calling `on` for every non-blank line
-/// with its 1-based number (counted across sources). `output` is flushed whenever the
+/// with its 1-based number (counted across sources). With `clean`, control bytes are
+/// removed from every string value first (ids and names too), for output meant for people. `output` is flushed whenever the
 /// next read could block, so filters built on this stay live in a pipe.
 pub fn read_events<W: Write>(
     sources: &[Source],
     max_line: usize,
+    clean: bool,
     output: &mut LineWriter<W>,
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
             Line::Text(t) if t.trim().is_empty() => return Ok(()),
-            // Control bytes in ids and names too never reach a projection or a report.
-            Line::Text(t) => match serde_json::from_str(&crate::scrub::clean_json_line(&t)) {
+            Line::Text(t) => match serde_json::from_str(&if clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },

@@ -79,7 +79,7 @@ impl Command for Args {
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
         if projection.begin(out.line_buf())?.is_continue() {
-            let read = read_events(sources, DEFAULT_MAX_LINE, &mut out, |n, line, out| {
+            let read = read_events(sources, DEFAULT_MAX_LINE, scrub, &mut out, |n, line, out| {
                 match line {
                     EventLine::Event(mut ev) => {
                         if scrub {

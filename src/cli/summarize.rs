@@ -78,7 +78,7 @@ impl Command for Args {
         } else {
             let mut s = Summarizer::new();
             let mut rejected = false;
-            read_events(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+            read_events(sources, DEFAULT_MAX_LINE, true, &mut out, |n, line, _| {
                 match line {
                     EventLine::Event(ev) => s.event(ev),
                     EventLine::Bad { error, .. } => {
