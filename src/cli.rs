@@ -8,7 +8,7 @@ pub mod scrub;
 pub mod summarize;
 pub mod truncate;
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -60,8 +60,16 @@ pub enum Outcome {
 pub trait Command: Parser {
     /// The binary's name, for messages.
     const NAME: &'static str;
-    /// Runs the command.
-    fn run(self) -> anyhow::Result<Outcome>;
+    /// The input operands.
+    fn files(&self) -> &[PathBuf];
+    /// Runs the command over `sources`, writing its output to `out` (diagnostics still go
+    /// to stderr). The binaries and the fuzz targets both come through here.
+    fn run_on<W: Write>(self, sources: &[crate::io::Source], out: W) -> anyhow::Result<Outcome>;
+    /// Runs the command over its operands (or stdin), writing to stdout.
+    fn run(self) -> anyhow::Result<Outcome> {
+        let sources = crate::io::Source::from_operands(self.files());
+        self.run_on(&sources, std::io::stdout().lock())
+    }
 }
 
 /// Parses arguments, runs the command, and maps the result to an exit code: 0 success,

@@ -415,7 +415,7 @@ pub struct ToolStarted {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
     /// The provider's input arguments, as given.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "is_absent")]
     pub input: Option<Value>,
     /// The shell command, for shell tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -423,6 +423,12 @@ pub struct ToolStarted {
     /// Working directory of the command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+}
+
+/// `null` reads back as `None`, so it is not written either: an event must survive a round
+/// trip through its JSON unchanged (`project --mode jsonl` writes it back byte for byte).
+fn is_absent(v: &Option<Value>) -> bool {
+    v.as_ref().is_none_or(Value::is_null)
 }
 
 /// Which stream a piece of tool output came from.
@@ -931,5 +937,30 @@ pub fn value_strings(v: &mut Value, field: TextField, f: &mut dyn FnMut(TextFiel
         Value::Array(a) => a.iter_mut().for_each(|v| value_strings(v, field, f)),
         Value::Object(m) => m.values_mut().for_each(|v| value_strings(v, field, f)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_null_tool_input_is_not_written_so_the_event_round_trips() {
+        // Found by fuzzing: `"input":null` read back as no input, so `project --mode jsonl`
+        // dropped it and the stream was no longer written back byte for byte.
+        let started = ToolStarted {
+            tool_call_id: "c1".into(),
+            name: "Bash".into(),
+            qualified: "Bash".into(),
+            kind: ToolKind::Shell,
+            target: None,
+            input: Some(Value::Null),
+            command: None,
+            cwd: None,
+        };
+        let json = serde_json::to_string(&started).unwrap();
+        assert!(!json.contains("input"), "{json}");
+        let back: ToolStarted = serde_json::from_str(&json).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
     }
 }

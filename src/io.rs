@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read, Write};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 /// The default `--max-line-bytes`: 64 MiB.
@@ -242,6 +243,89 @@ pub fn decoding<'a, R: Read + 'a>(mut inner: R) -> io::Result<Box<dyn Read + 'a>
     })
 }
 
+fn is_regular(f: &File) -> bool {
+    f.metadata().is_ok_and(|m| m.is_file())
+}
+
+/// How often a reader waiting on a silent pipe looks whether it was asked to stop.
+const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Input that may block (a pipe, a terminal) is read on a thread of its own once SIGINT and
+/// SIGTERM are caught, so a stop request ends the input even while the writer upstream is
+/// alive and silent (a supervisor's `kill`, `timeout`): the filter then finishes as if the
+/// input had ended there. A regular file never blocks for long and is read directly.
+fn stoppable<R: Read + Send + 'static>(inner: R, regular: bool) -> Box<dyn Read> {
+    if regular || SIGNALS.get().is_none() {
+        return Box::new(inner);
+    }
+    // One chunk in flight: the thread reads ahead at most that far, so memory stays bounded.
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::spawn(move || read_ahead(inner, tx));
+    Box::new(Stoppable { rx, chunk: Vec::new(), pos: 0, done: false })
+}
+
+/// The reading thread: sends each chunk read, an empty chunk at end of input, or the error.
+fn read_ahead<R: Read>(mut inner: R, tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>) {
+    loop {
+        let mut chunk = vec![0; CHUNK];
+        let go_on = match inner.read(&mut chunk) {
+            Ok(0) => {
+                let _ = tx.send(Ok(Vec::new()));
+                false
+            }
+            Ok(n) => {
+                chunk.truncate(n);
+                tx.send(Ok(chunk)).is_ok()
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => true,
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                false
+            }
+        };
+        if !go_on {
+            return;
+        }
+    }
+}
+
+/// The filter's side of [`stoppable`]: the chunks the thread read, or end of input as soon
+/// as a stop is requested.
+struct Stoppable {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Read for Stoppable {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use std::sync::mpsc::RecvTimeoutError;
+        while self.pos == self.chunk.len() {
+            if self.done {
+                return Ok(0);
+            }
+            match self.rx.recv_timeout(STOP_POLL) {
+                Ok(Ok(chunk)) => {
+                    self.done = chunk.is_empty();
+                    self.chunk = chunk;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(RecvTimeoutError::Timeout) => self.done = stop_requested().is_some(),
+                Err(RecvTimeoutError::Disconnected) => self.done = true,
+            }
+        }
+        let n = buf.len().min(self.chunk.len() - self.pos);
+        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
 #[derive(Debug, Clone)]
 pub enum Source {
@@ -249,6 +333,8 @@ pub enum Source {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// Bytes already in memory (for embedding the filters, and for the fuzz targets).
+    Bytes(std::sync::Arc<[u8]>),
 }
 
 impl Source {
@@ -263,8 +349,16 @@ impl Source {
     /// Opens the source, decoding UTF-16 when it starts with a BOM.
     pub fn open(&self) -> io::Result<Box<dyn Read>> {
         match self {
-            Source::Stdin => decoding(io::stdin()),
-            Source::File(p) => decoding(File::open(p)?),
+            Source::Stdin => {
+                let regular = io::stdin().as_fd().try_clone_to_owned().map(File::from).is_ok_and(|f| is_regular(&f));
+                decoding(stoppable(io::stdin(), regular))
+            }
+            Source::File(p) => {
+                let f = File::open(p)?;
+                let regular = is_regular(&f);
+                decoding(stoppable(f, regular))
+            }
+            Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
         }
     }
 
@@ -273,6 +367,7 @@ impl Source {
         match self {
             Source::Stdin => "<stdin>".into(),
             Source::File(p) => p.display().to_string(),
+            Source::Bytes(_) => "<memory>".into(),
         }
     }
 }
@@ -340,18 +435,20 @@ pub enum EventLine<'a> {
 }
 
 /// Reads canonical JSONL from `sources` in order, calling `on` for every non-blank line
-/// with its 1-based number (counted across sources). `output` is flushed whenever the
+/// with its 1-based number (counted across sources). With `clean`, control bytes are
+/// removed from every string value first (ids and names too), for output meant for people. `output` is flushed whenever the
 /// next read could block, so filters built on this stay live in a pipe.
 pub fn read_events<W: Write>(
     sources: &[Source],
     max_line: usize,
+    clean: bool,
     output: &mut LineWriter<W>,
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
             Line::Text(t) if t.trim().is_empty() => return Ok(()),
-            Line::Text(t) => match serde_json::from_str(&t) {
+            Line::Text(t) => match serde_json::from_str(&if clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },

@@ -2,15 +2,16 @@
 //! out, each scrubbed and bounded, the summary last. It joins the provider parsers and the
 //! stages; projections and the command line are not its business.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
 
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::Event;
-use crate::io::{decoding, LineReader, DEFAULT_MAX_LINE};
+use crate::io::{decoding, LineReader, LineWriter, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
-use crate::scrub::Scrubber;
+use crate::scrub::{clean_json_line, Scrubber};
 use crate::truncate::Truncator;
 
 /// The stages `normalize` runs on every event before writing it: scrub, then bound.
@@ -32,6 +33,24 @@ impl Stages {
         self.truncate.truncate_event(event);
     }
 
+    /// Scrubs and bounds `event` and writes it as one line.
+    pub fn write<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.apply(event);
+        let buf = out.line_buf();
+        let start = buf.len();
+        serde_json::to_writer(&mut *buf, event)?;
+        // Text fields are clean now, but ids and names come from the provider as they are: a
+        // hostile one can hold control bytes. That is rare, so the written line is checked
+        // and rewritten only when it has something to clean.
+        if let Ok(line) = std::str::from_utf8(&buf[start..]) {
+            if let Cow::Owned(clean) = clean_json_line(line) {
+                buf.truncate(start);
+                buf.extend_from_slice(clean.as_bytes());
+            }
+        }
+        out.end_line()
+    }
+
     /// The secrets redacted so far, by kind, for the summary.
     pub fn redactions(&self) -> &BTreeMap<String, u64> {
         self.scrub.counts()
@@ -44,7 +63,8 @@ impl Stages {
 /// Lines no parser understood are kept as `raw` events; the last event is the summary.
 ///
 /// It holds every event until the input ends: to stream, drive a
-/// [`Normalizer`] and [`Stages`] line by line, as `normalize` does.
+/// [`Normalizer`] and [`Stages`] line by line, as `normalize` does. Control bytes in ids
+/// and names are removed only when events are written ([`Stages::write`]).
 ///
 /// ```
 /// use minicode_output::engine::clock::Clock;

@@ -99,3 +99,21 @@ impl Scrubber {
         &self.counts
     }
 }
+
+/// A JSON line with the terminal control bytes removed from every string value (keys kept),
+/// borrowed when there are none, which is checked cheaply. [`Scrubber::scrub_event`] cleans
+/// content; this also reaches ids and names, which a hostile provider spells as it likes.
+pub fn clean_json_line(line: &str) -> Cow<'_, str> {
+    if json::has_only_plain_escapes(line) && control::is_clean(line) {
+        return Cow::Borrowed(line);
+    }
+    let mut out = Vec::with_capacity(line.len());
+    if !json::rewrite_values(line, &mut out, |s| match control::clean(s) {
+        Cow::Owned(clean) => Some(clean),
+        Cow::Borrowed(_) => None,
+    }) {
+        return Cow::Borrowed(line);
+    }
+    // rewrite_values copies `line` and writes whole strings, so the result is UTF-8.
+    String::from_utf8(out).map_or(Cow::Borrowed(line), Cow::Owned)
+}

@@ -183,3 +183,25 @@ fn a_stream_cut_mid_line_closes_everything() {
     assert_eq!(summary["status"], "interrupted");
     assert!(types(&events).contains(&"turn.interrupted"));
 }
+
+#[test]
+fn control_bytes_in_ids_and_names_are_removed_too() {
+    // Found by fuzzing: a DEL in a tool call id went out raw. Text fields were scrubbed, but
+    // ids and names were written as the provider spelt them.
+    let input = "{\"type\":\"thread.started\",\"thread_id\":\"t\\u001b]0;title\\u0007\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"c\u{7f}\\u001b[31m1\\r\",\"type\":\"mcp_tool_call\",\"server\":\"s\\u0000\",\"tool\":\"t\u{9b}x\",\"status\":\"completed\"}}\n{\"type\":\"turn.completed\"}\n";
+    let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
+    fn strings<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+        match v {
+            serde_json::Value::String(s) => out.push(s),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+    let mut all = Vec::new();
+    events.iter().for_each(|e| strings(e, &mut all));
+    let bad: Vec<&&str> = all.iter().filter(|s| s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')).collect();
+    assert!(bad.is_empty(), "{bad:?}");
+    assert_eq!(events[0]["sessionId"], "t");
+    assert!(types(&events).contains(&"tool.completed"));
+}

@@ -151,6 +151,27 @@ fn control_bytes_in_the_input_never_reach_the_terminal() {
 }
 
 #[test]
+fn control_bytes_in_ids_and_names_never_reach_the_terminal_or_a_report() {
+    // Found by fuzzing: a DEL in a tool name went to the verbose rendering as it was.
+    let input = concat!(
+        r#"{"schema":"minicode.output.v1","eventId":"s1:0:1","type":"session.started","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":0,"source":"agent","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{"line":1},"payload":{"provider":"acme\u001b[2J","providerVersion":"1\u0007"}}"#,
+        "\n",
+        "{\"schema\":\"minicode.output.v1\",\"eventId\":\"s1:1:2\",\"type\":\"tool.started\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"sessionId\":\"s1\",\"turnId\":1,\"correlationId\":\"c\u{7f}1\",\"source\":\"agent\",\"severity\":\"info\",\"status\":\"started\",\"visibility\":[\"normal\",\"verbose\",\"debug\",\"machine\"],\"rawRef\":{\"line\":2},\"payload\":{\"toolCallId\":\"c\u{7f}1\",\"name\":\"Ba\u{7f}sh\\u001b[31m\",\"qualified\":\"x/Ba\u{9b}sh\",\"kind\":\"other\"}}\n",
+    );
+    let bad = |c: char| c.is_control() && c != '\n' && c != '\t';
+    for mode in ["normal", "verbose", "debug"] {
+        let out = String::from_utf8(project(&["--mode", mode], input.as_bytes())).unwrap();
+        assert!(!out.chars().any(bad), "{mode}: {out:?}");
+    }
+    assert!(String::from_utf8(project(&["--mode", "verbose"], input.as_bytes())).unwrap().contains("Bash"));
+    for format in ["text", "markdown", "json"] {
+        let out = bin("summarize").args(["--format", format]).write_stdin(input).output().unwrap().stdout;
+        let out = String::from_utf8(out).unwrap();
+        assert!(!out.chars().any(bad) && !out.contains("\\u001b") && !out.contains("\\u0007"), "{format}: {out:?}");
+    }
+}
+
+#[test]
 fn help_lists_the_modes_and_exit_codes() {
     let assert = bin("project").arg("--help").assert().success();
     let help = predicate::str::contains("stream-json").and(predicate::str::contains("Exit status"));

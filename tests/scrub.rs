@@ -172,6 +172,18 @@ fn events_are_scrubbed_keys_kept_and_the_summary_counts_the_redactions() {
 }
 
 #[test]
+fn a_broken_line_that_starts_like_a_summary_is_kept_and_reading_goes_on() {
+    // Found by fuzzing: the summary update re-read the line as an event and gave up (exit 2).
+    let broken = SUMMARY.replace(r#""ok":true,"#, r#""ok":true,"payloady":["#);
+    let input = format!("{EVENT}\n{broken}\n{SUMMARY}\n");
+    let out = bin("scrub").write_stdin(input).assert().code(1).stderr(predicate::str::contains("line 2: a summary that is not a valid event")).get_output().stdout.clone();
+    let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines[1], broken.as_bytes());
+    let summary: serde_json::Value = serde_json::from_slice(lines[2]).unwrap();
+    assert_eq!(summary["payload"]["input"]["redactions"]["github-token"], 1);
+}
+
+#[test]
 fn clean_lines_come_back_byte_for_byte() {
     let line = r#"{"schema":"minicode.output.v1","eventId":"s1:0:1","type":"text","z":1.50,"payload":{"delta":"a\"b\\c\n","role":"assistant"}}"#;
     bin("scrub").write_stdin(format!("{line}\n")).assert().success().stdout(format!("{line}\n"));

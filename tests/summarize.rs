@@ -222,3 +222,19 @@ fn a_closed_stdout_ends_quietly() {
     assert!(status.success(), "exit {status:?}, stderr {err}");
     assert_eq!(err, "");
 }
+
+#[test]
+fn a_merged_document_whose_counts_disagree_is_reported_not_a_crash() {
+    // Found by fuzzing: a document with fewer tools in total than completed made the text
+    // and Markdown reports subtract past zero (a panic with overflow checks, else a huge count).
+    let mut doc: serde_json::Value = serde_json::from_slice(&read("summarize/acp-claude-code-acp-exit4.json")).unwrap();
+    doc["totals"]["tools"]["completed"] = 3.into();
+    doc["sessions"][0]["tools"]["completed"] = 3.into();
+    let input = serde_json::to_vec(&doc).unwrap();
+    for format in ["text", "markdown", "json"] {
+        let out = summarize(&["--merge", "--format", format], &input);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!stdout.contains("18446744073709551"), "{format}: {stdout}");
+    }
+}

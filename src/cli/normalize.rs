@@ -67,14 +67,17 @@ fn parse_from(s: &str) -> Result<From, String> {
 impl Command for Args {
     const NAME: &'static str = "normalize";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let stdout = std::io::stdout().lock();
-        let mut out = LineWriter::new(stdout);
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
         let mut stages = Stages::new(self.max_bytes);
         let mut rejected = false;
-        for source in Source::from_operands(&self.common.files) {
+        for source in sources {
             let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
             let mut lines = LineReader::new(input, self.max_line_bytes);
             while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
@@ -86,8 +89,7 @@ impl Command for Args {
                             diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
                         }
                     }
-                    stages.apply(&mut ev);
-                    out.write_json(&ev)?;
+                    stages.write(&mut ev, &mut out)?;
                 }
                 for d in norm.take_diagnostics() {
                     diag.say(&d);
@@ -97,8 +99,7 @@ impl Command for Args {
                 if !lines.has_buffered_line() {
                     out.flush()?;
                 }
-                if let Some(sig) = crate::io::stop_requested() {
-                    diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
+                if crate::io::stop_requested().is_some() {
                     break;
                 }
             }
@@ -106,13 +107,14 @@ impl Command for Args {
                 break;
             }
         }
+        if let Some(sig) = crate::io::stop_requested() {
+            diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
+        }
         let mut summary = norm.finish(stages.redactions().clone());
         for mut ev in norm.drain() {
-            stages.apply(&mut ev);
-            out.write_json(&ev)?;
+            stages.write(&mut ev, &mut out)?;
         }
-        stages.apply(&mut summary);
-        out.write_json(&summary)?;
+        stages.write(&mut summary, &mut out)?;
         out.flush()?;
         if let Body::Summary(s) = &summary.body {
             if let Some(e) = s.error.as_ref().filter(|e| e.category == ErrorCategory::InputError) {

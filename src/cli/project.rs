@@ -1,6 +1,8 @@
 //! `project`: canonical JSONL in, one projection out, rendered event by event as the input
 //! arrives.
 
+use std::io::Write;
+
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
@@ -59,7 +61,11 @@ struct Stopped;
 impl Command for Args {
     const NAME: &'static str = "project";
 
-    fn run(self) -> anyhow::Result<Outcome> {
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
         if self.after.is_some() && self.mode != Mode::Sse {
             anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
         }
@@ -69,12 +75,11 @@ impl Command for Args {
         // so it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
         let mut scrubber = Scrubber::new();
-        let mut out = LineWriter::new(std::io::stdout().lock());
+        let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
         if projection.begin(out.line_buf())?.is_continue() {
-            let sources = Source::from_operands(&self.common.files);
-            let read = read_events(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, out| {
+            let read = read_events(sources, DEFAULT_MAX_LINE, scrub, &mut out, |n, line, out| {
                 match line {
                     EventLine::Event(mut ev) => {
                         if scrub {

@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::Context;
 use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
@@ -59,8 +58,12 @@ Exit status:
 impl Command for Args {
     const NAME: &'static str = "scrub";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let mut out = LineWriter::new(std::io::stdout().lock());
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         if self.list_rules {
             out.write_line(&rule_table())?;
             out.flush()?;
@@ -68,7 +71,7 @@ impl Command for Args {
         }
         let mut run = Run { scrubber: Scrubber::new(), diag: Diagnostics::new(Self::NAME), rejected: false, at_summary: BTreeMap::new() };
         let mut text = TextScrubber::new();
-        read_lines(&Source::from_operands(&self.common.files), self.max_line_bytes, &mut out, |n, line, out| {
+        read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
             let (line, oversized) = line.into_text();
             if let Some(bytes) = oversized {
                 run.reject(&oversized_message(n, bytes, line.len()));
@@ -129,7 +132,11 @@ impl Run {
             LineKind::Text => buf.extend_from_slice(self.scrubber.scrub_str(line).as_bytes()),
         }
         match kind {
-            LineKind::Event { summary: true } => self.update_summary(buf)?,
+            LineKind::Event { summary: true } => {
+                if let Err(e) = self.update_summary(buf) {
+                    self.reject(&format!("line {n}: a summary that is not a valid event ({e}); scrubbed and kept"));
+                }
+            }
             LineKind::Event { summary: false } => {}
             LineKind::Json => self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA)),
             LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
@@ -138,13 +145,15 @@ impl Run {
     }
 
     /// Adds what was redacted since the last summary to the summary just written to `buf`.
-    fn update_summary(&mut self, buf: &mut Vec<u8>) -> anyhow::Result<()> {
+    /// A line that only looks like a summary is left as written; its redactions go to the
+    /// next real one.
+    fn update_summary(&mut self, buf: &mut Vec<u8>) -> serde_json::Result<()> {
         let counts = self.scrubber.counts();
         if *counts == self.at_summary {
             return Ok(());
         }
         let start = buf.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let mut ev: Event = serde_json::from_slice(&buf[start..]).context("re-reading a scrubbed summary")?;
+        let mut ev: Event = serde_json::from_slice(&buf[start..])?;
         if let Body::Summary(s) = &mut ev.body {
             for (kind, &now) in counts {
                 let new = now - self.at_summary.get(kind).copied().unwrap_or(0);

@@ -1,6 +1,8 @@
 //! `summarize`: canonical JSONL in (or, with `--merge`, summarize's own JSON documents),
 //! one whole-document run report out.
 
+use std::io::Write;
+
 use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
@@ -64,16 +66,19 @@ Merging is associative: summaries of parts merge into the summary of the whole."
 impl Command for Args {
     const NAME: &'static str = "summarize";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let mut out = LineWriter::new(std::io::stdout().lock());
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
-        let sources = Source::from_operands(&self.common.files);
         let (report, rejected) = if self.merge {
-            merge(&sources, &mut diag)?
+            merge(sources, &mut diag)?
         } else {
             let mut s = Summarizer::new();
             let mut rejected = false;
-            read_events(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+            read_events(sources, DEFAULT_MAX_LINE, true, &mut out, |n, line, _| {
                 match line {
                     EventLine::Event(ev) => s.event(ev),
                     EventLine::Bad { error, .. } => {

@@ -109,18 +109,21 @@ Exit status:
 impl Command for Args {
     const NAME: &'static str = "truncate";
 
-    fn run(self) -> anyhow::Result<Outcome> {
-        let mut out = LineWriter::new(std::io::stdout().lock());
-        let sources = Source::from_operands(&self.common.files);
+    fn files(&self) -> &[std::path::PathBuf] {
+        &self.common.files
+    }
+
+    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+        let mut out = LineWriter::new(out);
         if self.text {
             let keep = self.keep.map_or(Keep::Tail, Keep::from);
-            return text(&sources, TextTruncator::new(self.max_bytes, keep), &mut out);
+            return text(sources, TextTruncator::new(self.max_bytes, keep), &mut out);
         }
         let fields = if self.fields.is_empty() { FieldSet::ALL } else { self.fields.iter().fold(FieldSet::NONE, |s, f| s.with((*f).into())) };
         let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        read_lines(&sources, self.max_line_bytes, &mut out, |n, line, out| {
+        read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
             let (line, oversized) = line.into_text();
             if let Some(bytes) = oversized {
                 rejected = true;

@@ -46,7 +46,7 @@ pub fn to_markdown(r: &Report) -> String {
             s.turns.to_string(),
             s.duration_ms.map_or_else(|| "unknown".into(), words::duration),
             s.tools.total.to_string(),
-            (s.tools.total - s.tools.completed).to_string(),
+            s.tools.total.saturating_sub(s.tools.completed).to_string(),
             s.files.changes.to_string(),
         ]);
     }
@@ -58,7 +58,7 @@ pub fn to_markdown(r: &Report) -> String {
             t.turns.to_string(),
             t.duration_ms.map_or_else(|| "unknown".into(), words::duration),
             t.tools.total.to_string(),
-            (t.tools.total - t.tools.completed).to_string(),
+            t.tools.total.saturating_sub(t.tools.completed).to_string(),
             t.files_changed.to_string(),
         ]);
     }
@@ -109,7 +109,7 @@ fn failing_tools(out: &mut String, sessions: &[SessionReport]) {
                 code(t.excerpt.as_deref()),
             ]);
         }
-        unlisted += (s.tools.total - s.tools.completed).saturating_sub(s.failing_tools.len() as u64);
+        unlisted += s.tools.total.saturating_sub(s.tools.completed).saturating_sub(s.failing_tools.len() as u64);
     }
     table.write(out, "Tool calls that did not complete");
     more(out, unlisted, &format!("the first {} per session are listed", limits::FAILING_TOOLS));

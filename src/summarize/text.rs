@@ -106,7 +106,7 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
             let _ = writeln!(out, "{pad}│ {l}");
         }
     }
-    let unlisted = (s.tools.total - s.tools.completed).saturating_sub(s.failing_tools.len() as u64);
+    let unlisted = s.tools.total.saturating_sub(s.tools.completed).saturating_sub(s.failing_tools.len() as u64);
     if unlisted > 0 {
         row(out, INDENT, "", &format!("… and {unlisted} more not completed (the first {} are listed)", limits::FAILING_TOOLS));
     }

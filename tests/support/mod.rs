@@ -122,10 +122,11 @@ pub fn only<'a>(events: &'a [serde_json::Value], kind: &str) -> &'a serde_json::
     }
 }
 
-/// Runs `name args` on a large input, closes its stdout after the first bytes (`| head`),
-/// and checks that it exits 0 without a word on stderr.
-pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) {
-    use std::io::{Read, Write};
+/// Runs `name args` on a large input, reads the first line of its output and closes its
+/// stdout (`| head -1`), then checks that it exits 0 without a word on stderr. Returns that
+/// first line, which must be whole.
+pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) -> String {
+    use std::io::{BufRead, BufReader, Write};
     use std::process::{Command, Stdio};
     let mut child = Command::new(assert_cmd::cargo::cargo_bin(name))
         .args(args)
@@ -138,11 +139,12 @@ pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) {
     let mut stdin = child.stdin.take().expect("piped");
     // The child may stop reading once its stdout is gone, so a failed write is expected.
     let writer = std::thread::spawn(move || drop(stdin.write_all(&input)));
-    let mut first = [0u8; 16];
-    child.stdout.as_mut().expect("piped").read_exact(&mut first).expect("some output");
-    drop(child.stdout.take());
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().expect("piped")).read_line(&mut first).expect("some output");
     let out = child.wait_with_output().expect("exits");
     writer.join().expect("writer thread");
     assert!(out.status.success(), "{name}: {:?} on a closed stdout; stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
     assert!(out.stderr.is_empty(), "{name}: stderr on a closed stdout: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(first.ends_with('\n'), "{name}: the first line written is not whole: {first:?}");
+    first
 }
