@@ -49,6 +49,7 @@ Exit status:
   1  some input was not understood: empty input, lines that are not JSON, oversized lines
      (all kept as raw events; see stderr)
   2  usage error, or a file could not be read
+  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines, the summary last
 
 With SOURCE_DATE_EPOCH set, timestamps the provider does not give are that instant, so
 the same input always gives byte-identical output.";

@@ -47,7 +47,8 @@ Exit status:
   0  every input line was a canonical event
   1  some lines were not canonical events (named on stderr and skipped), or --after named
      a frame id the input does not have
-  2  usage error, or a file could not be read";
+  2  usage error, or a file could not be read
+  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
     PossibleValuesParser::new(Mode::ALL.map(Mode::name)).try_map(|s| s.parse::<Mode>())

@@ -53,7 +53,8 @@ Exit status:
   0  every line was scrubbed
   1  some lines were not canonical events or were over --max-line-bytes (they were still
      scrubbed and written; see stderr)
-  2  usage error, or a file could not be read";
+  2  usage error, or a file could not be read
+  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 impl Command for Args {
     const NAME: &'static str = "scrub";

@@ -59,6 +59,7 @@ Exit status:
   1  with --check: a run was not ok, or there was no run; or some input was not canonical
      JSONL (with --merge: not a summarize JSON document); see stderr
   2  usage error, or a file could not be read
+  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines
 
 A run is one normalized stream, ended by its summary record; its `ok` is that record's.
 Merging is associative: summaries of parts merge into the summary of the whole.";
