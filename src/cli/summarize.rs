@@ -5,7 +5,7 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
 
 /// Summarize agent runs: outcome, errors, tools, shell commands, files, usage, input health.
@@ -73,14 +73,16 @@ impl Command for Args {
         } else {
             let mut s = Summarizer::new();
             let mut rejected = false;
-            read_events(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
-                match line {
-                    EventLine::Event(ev) => s.event(ev),
-                    EventLine::Bad { error, .. } => {
-                        rejected = true;
-                        s.invalid();
-                        diag.say(&format!("line {n}: not a canonical event: {error}"));
-                    }
+            read_lines(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+                let error = match line {
+                    Line::Text(t) if t.trim().is_empty() => return Ok(()),
+                    Line::Text(t) => s.line(&t).err(),
+                    Line::Oversized { bytes, .. } => Some(format!("{bytes} bytes is over the line limit")),
+                };
+                if let Some(error) = error {
+                    rejected = true;
+                    s.invalid();
+                    diag.say(&format!("line {n}: not a canonical event: {error}"));
                 }
                 Ok(())
             })?;
