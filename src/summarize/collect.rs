@@ -57,23 +57,22 @@ impl Summarizer {
     /// Takes one event into account (by value: its text is scanned in place, not copied).
     pub fn event(&mut self, mut ev: Event) {
         let session = std::mem::take(&mut ev.session_id);
-        self.take(&session, ev, None, None);
+        self.take(&session, ev, None, &[]);
     }
 
     /// Takes an event of `session` into account (its own `session_id` is not read). `output`
-    /// stands for the output of a tool terminal whose bodies were not read; `line`, when
-    /// given, is the raw line, scanned for redaction markers instead of the event's text.
-    pub(super) fn take(&mut self, session: &str, mut ev: Event, output: Option<OutputFacts>, line: Option<&str>) {
+    /// stands for the output of a tool terminal whose bodies were not read; `bodies` are the
+    /// texts left out of `ev` (in the order [`Event::for_each_text_mut`] visits them, and all
+    /// before the texts `ev` still holds), scanned for redaction markers with the rest.
+    pub(super) fn take(&mut self, session: &str, mut ev: Event, output: Option<OutputFacts>, bodies: &[&str]) {
         if let Body::Summary(record) = &ev.body {
             return self.commit(Some((record, ev.status)));
         }
         let run = &mut self.run;
         run.active = true;
         let redactions = &mut run.counted.redactions;
-        match line {
-            Some(l) => redactions_in(l, redactions),
-            None => ev.for_each_text_mut(|_, s| redactions_in(s, redactions)),
-        }
+        bodies.iter().for_each(|s| redactions_in(s, redactions));
+        ev.for_each_text_mut(|_, s| redactions_in(s, redactions));
         run.count(&ev);
         let i = run.session(session);
         apply(&mut run.report.sessions[i], &mut run.live[i], &ev, output);
@@ -382,10 +381,16 @@ fn input_of(h: &InputHealth) -> Input {
 /// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
 fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
     const MARK: &[u8] = b"[REDACTED:";
-    for at in memchr::memmem::find_iter(s.as_bytes(), MARK) {
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    if s.len() < MARK.len() {
+        return;
+    }
+    for at in FINDER.find_iter(s.as_bytes()) {
         let rest = &s.as_bytes()[at + MARK.len()..];
-        let kind = &rest[..rest.iter().position(|&b| b == b']').unwrap_or(rest.len())];
-        if kind.len() < rest.len() && !kind.is_empty() && kind.len() <= 64 && kind.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_') {
+        // A kind is 1-64 bytes, so its `]` is among the next 65.
+        let Some(end) = rest[..rest.len().min(65)].iter().position(|&b| b == b']') else { continue };
+        let kind = &rest[..end];
+        if !kind.is_empty() && kind.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_') {
             // Only ASCII was accepted, so these bytes are a str.
             tally.add(std::str::from_utf8(kind).unwrap_or_default(), 1);
         }

@@ -19,23 +19,29 @@ use crate::event::*;
 impl Summarizer {
     /// Takes one line of canonical JSONL into account; `Err` says why it is not an event.
     pub fn line(&mut self, line: &str) -> Result<(), String> {
-        let env = serde_json::from_str::<Envelope>(line).map_err(|e| e.to_string())?;
+        if self.fast(line).is_none() {
+            let ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            self.event(ev);
+        }
+        Ok(())
+    }
+
+    /// Takes `line` into account the fast way when it is of a hot type and plainly written;
+    /// `None` (taking nothing) leaves every other line, and every line this way cannot read
+    /// or reads doubtfully (a repeated `type` or `payload`), to the typed way, which also
+    /// words the error of a line that is not an event.
+    fn fast(&mut self, line: &str) -> Option<()> {
+        let env = serde_json::from_str::<Envelope>(line).ok()?;
         let kind = Kind::of(&env.type_name);
-        let (body, output) = match env.payload {
-            Some(Payload::Read(body, output)) => (body, output),
-            Some(Payload::Later(raw)) if kind != Kind::Whole => {
-                match PayloadSeed(kind).deserialize(&mut serde_json::Deserializer::from_str(raw.get())) {
-                    Ok(Payload::Read(body, output)) => (body, output),
-                    Ok(_) => unreachable!("a seed of a kind read in place reads it"),
-                    Err(e) => return Err(e.to_string()),
+        let (body, output, bodies) = match env.payload? {
+            Payload::Read(body, output, bodies) => (body, output, bodies),
+            Payload::Later(raw) if kind != Kind::Whole => {
+                match PayloadSeed(kind).deserialize(&mut serde_json::Deserializer::from_str(raw.get())).ok()? {
+                    Payload::Read(body, output, bodies) => (body, output, bodies),
+                    _ => unreachable!("a seed of a kind read in place reads it"),
                 }
             }
-            None if kind != Kind::Whole => return Err(format!("{} has no payload", env.type_name)),
-            _ => {
-                let ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
-                self.event(ev);
-                return Ok(());
-            }
+            _ => return None,
         };
         let ev = Event {
             event_id: String::new(),
@@ -51,8 +57,9 @@ impl Summarizer {
             raw_ref: env.raw_ref,
             body,
         };
-        self.take(&env.session_id, ev, output, Some(line));
-        Ok(())
+        let [a, b] = bodies.map(|t| t.map(JsonStr::text));
+        self.take(&env.session_id, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")]);
+        Some(())
     }
 }
 
@@ -83,7 +90,9 @@ impl Kind {
 /// A payload: read in the same pass as the envelope when the type came first (as it does in
 /// canonical output), else kept to be read once the type is known.
 enum Payload<'a> {
-    Read(Body, Option<OutputFacts>),
+    /// The body without its texts, the facts of a tool's output, and the texts left out (in
+    /// the order [`Event::for_each_text_mut`] visits them).
+    Read(Body, Option<OutputFacts>, [Option<JsonStr<'a>>; 2]),
     Later(&'a RawValue),
     Skipped,
 }
@@ -95,18 +104,23 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Payload<'de>, D::Error> {
         Ok(match self.0 {
-            Kind::Text => Payload::Read(Body::Text(Text { delta: String::new(), role: TextView::deserialize(d)?.role }), None),
+            Kind::Text => {
+                let t = TextView::deserialize(d)?;
+                Payload::Read(Body::Text(Text { delta: String::new(), role: t.role }), None, [Some(t.delta), None])
+            }
             Kind::Reasoning => {
-                DeltaView::deserialize(d)?;
-                Payload::Read(Body::Reasoning(Reasoning { delta: String::new() }), None)
+                let t = DeltaView::deserialize(d)?;
+                Payload::Read(Body::Reasoning(Reasoning { delta: String::new() }), None, [Some(t.delta), None])
             }
             Kind::ToolOutput => {
                 let t = ToolOutputView::deserialize(d)?;
-                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None)
+                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None, [Some(t.delta), None])
             }
             Kind::ToolEnded(outcome) => {
-                let (body, facts) = ToolEndedView::deserialize(d)?.into_body(outcome);
-                Payload::Read(body, facts)
+                let view = ToolEndedView::deserialize(d)?;
+                let bodies = view.output.as_ref().map_or([None, None], |o| [o.stdout, o.stderr]);
+                let (body, facts) = view.into_body(outcome);
+                Payload::Read(body, facts, bodies)
             }
             Kind::Whole => {
                 IgnoredAny::deserialize(d)?;
@@ -167,6 +181,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                     }
                 }
                 "eventId" => event_id = Some(map.next_value::<Str>()?.0),
+                // Read twice, the last one counts in the typed way: left to that way.
+                "type" | "payload" if seen_twice(&key, &type_name, &env.payload) => return Err(de::Error::custom("repeated")),
                 "type" => type_name = Some(map.next_value::<Str>()?.0),
                 "timestamp" => drop(map.next_value::<Str>()?),
                 "sessionId" => session_id = Some(map.next_value::<Str>()?.0),
@@ -185,7 +201,8 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                         None => Payload::Later(map.next_value()?),
                     })
                 }
-                _ => drop(map.next_value::<IgnoredAny>()?),
+                // As the typed way reads them (a number out of range is no JSON value there).
+                _ => drop(map.next_value::<serde_json::Value>()?),
             }
         }
         event_id.ok_or_else(|| de::Error::missing_field("eventId"))?;
@@ -193,6 +210,10 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
         env.session_id = session_id.ok_or_else(|| de::Error::missing_field("sessionId"))?;
         Ok(env)
     }
+}
+
+fn seen_twice(key: &str, type_name: &Option<Cow<str>>, payload: &Option<Payload>) -> bool {
+    if key == "type" { type_name.is_some() } else { payload.is_some() }
 }
 
 /// A string borrowed from the line when it has no escapes (serde's own `Cow` always copies).
@@ -332,25 +353,42 @@ impl OutputView<'_> {
 struct JsonStr<'a> {
     raw: &'a RawValue,
     len: u64,
+    /// Whether it has a `\u` escape, the only one that can stand for a character of a
+    /// redaction marker (`[REDACTED:kind]`).
+    unicode: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The text as far as redaction markers go: the literal between its quotes when no `\u`
+    /// escape can hide a marker's character (the short escapes stand for none and are none),
+    /// else the string read.
+    fn text(self) -> Cow<'a, str> {
+        let raw = self.raw.get();
+        match self.unicode {
+            false => Cow::Borrowed(&raw[1..raw.len() - 1]),
+            true => Cow::Owned(serde_json::from_str(raw).unwrap_or_default()),
+        }
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = <&'a RawValue>::deserialize(d)?;
         match unescaped_len(raw.get()) {
-            Some(len) => Ok(JsonStr { raw, len }),
+            Some((len, unicode)) => Ok(JsonStr { raw, len, unicode }),
             None => Err(de::Error::invalid_type(de::Unexpected::Other(raw.get().get(..1).unwrap_or("")), &"a string")),
         }
     }
 }
 
-/// The UTF-8 length of a JSON string literal once unescaped, or `None` when it is not a
-/// string (or pairs its surrogates wrongly, which serde_json rejects as well). The literal
-/// has been scanned by serde_json already, so every escape in it is well formed.
-fn unescaped_len(raw: &str) -> Option<u64> {
+/// The UTF-8 length of a JSON string literal once unescaped and whether it has a `\u`
+/// escape, or `None` when it is not a string (or pairs its surrogates wrongly, which
+/// serde_json rejects as well). The literal has been scanned by serde_json already, so every
+/// escape in it is well formed.
+fn unescaped_len(raw: &str) -> Option<(u64, bool)> {
     let body = raw.as_bytes().strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     let hex = |at: usize| body.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
-    let (mut len, mut i) = (0u64, 0usize);
+    let (mut len, mut i, mut unicode) = (0u64, 0usize, false);
     while let Some(j) = memchr::memchr(b'\\', &body[i..]) {
         len += j as u64;
         i += j;
@@ -360,6 +398,7 @@ fn unescaped_len(raw: &str) -> Option<u64> {
             continue;
         }
         let c = hex(i + 2)?;
+        unicode = true;
         i += 6;
         len += match c {
             0xd800..=0xdbff => {
@@ -376,7 +415,7 @@ fn unescaped_len(raw: &str) -> Option<u64> {
             _ => 3,
         };
     }
-    Some(len + (body.len() - i) as u64)
+    Some((len + (body.len() - i) as u64, unicode))
 }
 
 #[cfg(test)]
@@ -387,7 +426,8 @@ mod tests {
     fn unescaped_lengths_are_those_of_the_parsed_strings() {
         for lit in [r#""""#, r#""abc""#, r#""a\nb\"c\\""#, r#""\u00e9\u20ac\ud83c\udf89é✓""#, r#""\/\b\f\r\t""#] {
             let parsed: String = serde_json::from_str(lit).unwrap();
-            assert_eq!(unescaped_len(lit), Some(parsed.len() as u64), "{lit}");
+            assert_eq!(unescaped_len(lit).map(|(n, _)| n), Some(parsed.len() as u64), "{lit}");
+            assert_eq!(unescaped_len(lit).map(|(_, u)| u), Some(lit.contains("\\u")), "{lit}");
         }
         for bad in [r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#, "5", "null"] {
             assert!(serde_json::from_str::<String>(bad).is_err(), "{bad}");

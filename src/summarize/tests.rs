@@ -83,9 +83,12 @@ fn without_a_record_redactions_are_counted_from_the_markers() {
     let events = vec![
         ev("s1", 1, 1, text("token [REDACTED:github-token] and [REDACTED:aws-key] [REDACTED:github-token]")),
         ev("s1", 1, 2, text("not one: [REDACTED:] [REDACTED:a b] [REDACTED:open")),
+        ev("s1", 1, 3, text(&format!("64 bytes: [REDACTED:{}] 65: [REDACTED:{}] [REDACTED:[REDACTED:x]", "k".repeat(64), "l".repeat(65)))),
+        ev("s1", 1, 4, text("[REDACTED:")),
     ];
     let r = summarize(&events);
-    assert_eq!(r.input.redactions.iter().collect::<Vec<_>>(), [("aws-key", 1), ("github-token", 2)]);
+    let long = "k".repeat(64);
+    assert_eq!(r.input.redactions.iter().collect::<Vec<_>>(), [("aws-key", 1), ("github-token", 2), (long.as_str(), 1), ("x", 1)]);
 }
 
 #[test]

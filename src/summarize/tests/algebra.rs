@@ -190,3 +190,138 @@ proptest! {
         prop_assert_eq!(tl, t1);
     }
 }
+
+// ------------------------------------------------- the fast way on lines bent out of shape ----
+
+/// Every line of the fixtures' canonical streams.
+fn fixture_lines() -> &'static [String] {
+    static LINES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    LINES.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut lines = Vec::new();
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let Ok(entries) = std::fs::read_dir(dir.unwrap().path()) else { continue };
+            let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".events.jsonl")).collect();
+            files.sort();
+            for f in files {
+                let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+                lines.extend(text.lines().filter(|l| !l.trim().is_empty()).map(str::to_owned));
+            }
+        }
+        lines
+    })
+}
+
+/// How a line is bent: the ways another writer (or a scrubber) may write a canonical line.
+#[derive(Debug, Clone)]
+struct Bend {
+    /// The n-th string of the line (ids and names too) gets a redaction marker (kind, where).
+    marker: Option<(prop::sample::Index, u8, u8)>,
+    /// The marker's `[` or `]` written as a `\u` escape.
+    escaped: Option<bool>,
+    /// Keys in sorted order (so `payload` comes before `type`).
+    sorted: bool,
+    /// An unknown top-level field.
+    extra: Option<u8>,
+    /// A second `type` or `payload`, before or after the first.
+    twice: Option<(u8, bool)>,
+    /// The n-th field (top level or payload) made null or removed.
+    hole: Option<(prop::sample::Index, bool)>,
+}
+
+fn bend() -> impl Strategy<Value = Bend> {
+    (
+        proptest::option::of((any::<prop::sample::Index>(), 0u8..4, 0u8..3)),
+        proptest::option::of(any::<bool>()),
+        any::<bool>(),
+        proptest::option::weighted(0.2, 0u8..4),
+        proptest::option::weighted(0.1, (0u8..6, any::<bool>())),
+        proptest::option::weighted(0.1, (any::<prop::sample::Index>(), any::<bool>())),
+    )
+        .prop_map(|(marker, escaped, sorted, extra, twice, hole)| Bend { marker, escaped, sorted, extra, twice, hole })
+}
+
+/// Calls `f` on every string of `v` with its number, in one order.
+fn strings_of(v: &mut serde_json::Value, n: &mut usize, f: &mut dyn FnMut(usize, &mut String)) {
+    match v {
+        serde_json::Value::String(s) => {
+            f(*n, s);
+            *n += 1;
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|v| strings_of(v, n, f)),
+        serde_json::Value::Object(o) => o.values_mut().for_each(|v| strings_of(v, n, f)),
+        _ => {}
+    }
+}
+
+fn bent(line: &str, b: &Bend) -> String {
+    let Ok(mut v) = serde_json::from_str::<serde_json::Value>(line) else { return line.to_owned() };
+    if let Some((at, kind, place)) = &b.marker {
+        let mut count = 0;
+        strings_of(&mut v, &mut count, &mut |_, _| {});
+        if count > 0 {
+            let pick = at.index(count);
+            let mark = format!("[REDACTED:{}]", ["github-token", "aws_key", "x", "bad kind"][*kind as usize]);
+            strings_of(&mut v, &mut 0, &mut |i, s| {
+                if i == pick {
+                    *s = match place {
+                        0 => mark.clone(),
+                        1 => format!("{s} {mark}\nmore"),
+                        _ => format!("{mark}{s}"),
+                    };
+                }
+            });
+        }
+    }
+    if let (Some((at, null)), Some(o)) = (&b.hole, v.as_object_mut()) {
+        let mut fields: Vec<(bool, String)> = o.keys().map(|k| (false, k.clone())).collect();
+        if let Some(p) = o.get("payload").and_then(|p| p.as_object()) {
+            fields.extend(p.keys().map(|k| (true, k.clone())));
+        }
+        let (inner, key) = fields[at.index(fields.len())].clone();
+        let o = if inner { o.get_mut("payload").unwrap().as_object_mut().unwrap() } else { o };
+        match null {
+            true => drop(o.insert(key, serde_json::Value::Null)),
+            false => drop(o.remove(&key)),
+        }
+    }
+    let mut text = if b.sorted {
+        serde_json::to_string(&v).unwrap()
+    } else {
+        // serde_json keeps keys sorted; canonical order comes from the typed event when it reads.
+        serde_json::from_str::<Event>(&serde_json::to_string(&v).unwrap()).map_or_else(|_| serde_json::to_string(&v).unwrap(), |e| serde_json::to_string(&e).unwrap())
+    };
+    if let Some(open) = b.escaped {
+        text = if open { text.replace("[REDACTED:", "\\u005bREDACTED:") } else { text.replace("[REDACTED:x]", "[REDACTED:x\\u005d") };
+    }
+    let mut fields = Vec::new();
+    if let Some(x) = b.extra {
+        fields.push(format!(r#""zz{x}":{}"#, [r#"1e400"#, r#"{"a":[1,null,"[REDACTED:x]"]}"#, r#""[REDACTED:github-token]""#, "-0"][x as usize]));
+    }
+    let mut front = false;
+    if let Some((t, before)) = b.twice {
+        let ty = ["text", "tool.failed", "warning", "reasoning", "tool.output"];
+        fields.push(match t {
+            5 => r#""payload":{"delta":"d","role":"assistant","toolCallId":"c","name":"n","kind":"shell","stream":"stdout","message":"m"}"#.to_owned(),
+            t => format!(r#""type":"{}""#, ty[t as usize]),
+        });
+        front = before;
+    }
+    if !fields.is_empty() && text.starts_with('{') && text.ends_with('}') && text.len() > 2 {
+        let add = fields.join(",");
+        text = if front { format!("{{{add},{}", &text[1..]) } else { format!("{},{add}}}", &text[..text.len() - 1]) };
+    }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn the_fast_way_equals_the_typed_way_on_bent_lines(picks in prop::collection::vec((any::<prop::sample::Index>(), bend()), 1..40)) {
+        let all = fixture_lines();
+        let lines: Vec<String> = picks.iter().map(|(at, b)| bent(&all[at.index(all.len())], b)).collect();
+        let (fast, typed) = both_ways(&lines);
+        prop_assert_eq!(fast, typed, "{:#?}", lines);
+    }
+}
