@@ -25,6 +25,7 @@ mod clip;
 mod collect;
 mod document;
 mod failure;
+mod fast;
 mod figures;
 mod markdown;
 mod merge;

@@ -7,7 +7,8 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::scrub::clean_json_line;
 use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
 
 /// Summarize agent runs: outcome, errors, tools, shell commands, files, usage, input health.
@@ -79,14 +80,17 @@ impl Command for Args {
         } else {
             let mut s = Summarizer::new();
             let mut rejected = false;
-            read_events(sources, DEFAULT_MAX_LINE, true, &mut out, |n, line, _| {
-                match line {
-                    EventLine::Event(ev) => s.event(ev),
-                    EventLine::Bad { error, .. } => {
-                        rejected = true;
-                        s.invalid();
-                        diag.say(&format!("line {n}: not a canonical event: {error}"));
-                    }
+            read_lines(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+                let error = match line {
+                    Line::Text(t) if t.trim().is_empty() => return Ok(()),
+                    // Control bytes in ids and names go before anything reads them.
+                    Line::Text(t) => s.line(&clean_json_line(&t)).err(),
+                    Line::Oversized { bytes, .. } => Some(format!("{bytes} bytes is over the line limit")),
+                };
+                if let Some(error) = error {
+                    rejected = true;
+                    s.invalid();
+                    diag.say(&format!("line {n}: not a canonical event: {error}"));
                 }
                 Ok(())
             })?;

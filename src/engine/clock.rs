@@ -35,19 +35,27 @@ impl Clock {
     }
 }
 
-/// Formats an instant as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+/// Formats an instant as `YYYY-MM-DDTHH:MM:SS.mmmZ`. Called for every event, so the digits
+/// are written straight into place rather than through `format!`.
 pub fn format_rfc3339(ms: Millis) -> String {
     let secs = ms.div_euclid(1000);
     let milli = ms.rem_euclid(1000);
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z",
-        sod / 3600,
-        sod / 60 % 60,
-        sod % 60
-    )
+    if !(0..=9999).contains(&y) {
+        // Years of other widths, and negative ones, as `{:04}` writes them.
+        return format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z", sod / 3600, sod / 60 % 60, sod % 60);
+    }
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    for (at, width, value) in [(0, 4, y), (5, 2, m), (8, 2, d), (11, 2, sod / 3600), (14, 2, sod / 60 % 60), (17, 2, sod % 60), (20, 3, milli)] {
+        let mut v = value;
+        for digit in b[at..at + width].iter_mut().rev() {
+            *digit = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    }
+    String::from_utf8(b.to_vec()).expect("ASCII digits")
 }
 
 /// Parses RFC 3339 (`2026-11-29T21:19:16.900Z`, `…+01:00`, fractional digits optional).
@@ -124,5 +132,46 @@ mod tests {
         assert_eq!(parse_rfc3339("2026-11-29T21:19:16.900123456Z"), Some(t));
         assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(parse_rfc3339("2026-13-29T21:19:16Z"), None);
+    }
+
+    /// The `format!` version [`format_rfc3339`] replaced: the reference.
+    fn reference(ms: Millis) -> String {
+        let secs = ms.div_euclid(1000);
+        let milli = ms.rem_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z", sod / 3600, sod / 60 % 60, sod % 60)
+    }
+
+    #[test]
+    fn formats_as_the_format_macro_did() {
+        const DAY: Millis = 86_400_000;
+        let mut instants = vec![0, -1, 1, 999, 1000, Millis::MIN / 1000, Millis::MAX / 1000, Millis::MIN, Millis::MAX];
+        // Around the turn of each year from 1 BC to 10001 (leap years, centuries, 2000, the
+        // 9999/10000 change of width), and day by day through the leap years 2000 and 2024
+        // and the common years 1900 and 2100.
+        for y in -1..=10_001 {
+            let t = days_from_civil(y, 1, 1) * DAY;
+            instants.extend([t - DAY, t - 1, t, t + 1, t + 59 * DAY, t + 60 * DAY - 1]);
+        }
+        for y in [1900, 2000, 2024, 2100] {
+            let t = days_from_civil(y, 1, 1) * DAY;
+            instants.extend((0..366).map(|d| t + d * DAY + d * 3_723_456 % DAY));
+        }
+        // Every second of the epoch's first hour and the last hour of 1999, with its millis.
+        let y2k = days_from_civil(2000, 1, 1) * DAY;
+        instants.extend((0..3600).flat_map(|s| [s * 1000 + s % 1000, y2k - 3_600_000 + s * 1000 + 999]));
+        // And a spread of instants over ±10 000 years.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            instants.push((x % 630_000_000_000_000) as Millis - 315_000_000_000_000);
+        }
+        for t in instants {
+            assert_eq!(format_rfc3339(t), reference(t), "{t}");
+        }
     }
 }

@@ -4,30 +4,36 @@
 //! state, CRLF becomes LF. Visible text stays.
 
 use std::borrow::Cow;
-use std::iter::Peekable;
-use std::str::Chars;
 
 /// True when `s` has nothing [`clean`] would change: the common case, checked fast.
 pub fn is_clean(s: &str) -> bool {
-    let b = s.as_bytes();
-    // Every unsafe character is a byte below 0x20, DEL, or starts with 0xc2 (C1 controls),
-    // 0xe2 (bidi controls) or 0xef (U+FEFF); only those bytes need a closer look.
+    first_unsafe(s.as_bytes()).is_none()
+}
+
+/// The index of the first unsafe character of `b` (valid UTF-8). Every unsafe character is
+/// a byte below 0x20, DEL, or starts with 0xc2 (C1 controls), 0xe2 (bidi controls) or 0xef
+/// (U+FEFF); only those bytes need a closer look.
+fn first_unsafe(b: &[u8]) -> Option<usize> {
     let mut i = 0;
     while let Some(k) = next_suspect(&b[i..]) {
         i += k;
-        let unsafe_here = match b[i] {
-            b'\n' | b'\t' => false,
-            0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)),
-            0xe2 => matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))),
-            0xef => b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf]),
-            _ => true,
-        };
-        if unsafe_here {
-            return false;
+        if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
+            return Some(i);
         }
         i += 1;
     }
-    true
+    None
+}
+
+/// At a suspect byte `b[i]` (see [`SUSPECT`]) that is not `\n` or `\t`: the length of the
+/// unsafe character starting there, or `None` when the character is safe.
+fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
+    match b[i] {
+        0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)).then_some(2),
+        0xe2 => matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))).then_some(3),
+        0xef => (b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf])).then_some(3),
+        _ => Some(1),
+    }
 }
 
 /// The index of the first byte of `b` that may begin an unsafe character. Eight bytes at a
@@ -69,95 +75,102 @@ static SUSPECT: [bool; 256] = {
     t
 };
 
-fn is_unsafe_char(c: char) -> bool {
-    matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
-}
-
 /// Removes control sequences and bytes; see the module docs.
 pub fn clean(s: &str) -> Cow<'_, str> {
-    if is_clean(s) {
-        return Cow::Borrowed(s);
+    match first_unsafe(s.as_bytes()) {
+        None => Cow::Borrowed(s),
+        Some(at) => Cow::Owned(resolve_carriage_returns(strip_sequences(s, at))),
     }
-    let stripped = strip_sequences(s);
-    Cow::Owned(resolve_carriage_returns(&stripped))
 }
 
-fn strip_sequences(s: &str) -> String {
+/// `s` without its escape sequences and control characters, a backspace taking back the
+/// character before it; `\r` stays. Nothing before `from` needs a change. Runs of safe text
+/// are copied whole; only the suspect bytes between them are looked at one by one.
+fn strip_sequences(s: &str, from: usize) -> String {
+    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\x1b' => match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    skip_csi(&mut chars);
+    // `s[copied..i]` is safe text not yet in `out`; `i` is always at a character boundary.
+    let (mut copied, mut i) = (0, from);
+    loop {
+        match next_suspect(&b[i..]) {
+            Some(k) => i += k,
+            None => break,
+        }
+        let c = b[i];
+        if matches!(c, b'\n' | b'\t' | b'\r') {
+            i += 1;
+            continue;
+        }
+        let Some(len) = unsafe_len(b, i) else {
+            // A safe character that merely begins with a suspect byte (é is 0xc3, not
+            // suspect, but U+00A0 is 0xc2 0xa0).
+            i += if c < 0xe0 { 2 } else { 3 };
+            continue;
+        };
+        out.push_str(&s[copied..i]);
+        i = match (c, b.get(i + 1).copied()) {
+            (0x1b, Some(b'[')) => skip_csi(b, i + 2),
+            (0x1b, Some(b']' | b'P' | b'_' | b'^' | b'X')) => skip_string(b, i + 2),
+            // nF escapes (ESC ( B, ESC # 8 …): intermediates, then one final byte.
+            (0x1b, Some(b' '..=b'/')) => {
+                let mut j = i + 2;
+                while matches!(b.get(j), Some(b' '..=b'/')) {
+                    j += 1;
                 }
-                Some(']' | 'P' | '_' | '^' | 'X') => {
-                    chars.next();
-                    skip_string(&mut chars);
-                }
-                // nF escapes (ESC ( B, ESC # 8 …): intermediates, then one final byte.
-                Some(' '..='/') => {
-                    while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
-                    chars.next_if(|c| ('0'..='~').contains(c));
-                }
-                // Two-byte escapes (ESC 7, ESC M, ESC c …).
-                Some('0'..='~') => {
-                    chars.next();
-                }
-                _ => {}
-            },
-            '\u{9b}' => skip_csi(&mut chars),
-            '\u{9d}' | '\u{90}' | '\u{9f}' | '\u{9e}' | '\u{98}' => skip_string(&mut chars),
+                j + usize::from(matches!(b.get(j), Some(b'0'..=b'~')))
+            }
+            // Two-byte escapes (ESC 7, ESC M, ESC c …).
+            (0x1b, Some(b'0'..=b'~')) => i + 2,
+            // C1 CSI, and C1 DCS/SOS/OSC/PM/APC.
+            (0xc2, Some(0x9b)) => skip_csi(b, i + 2),
+            (0xc2, Some(0x90 | 0x98 | 0x9d | 0x9e | 0x9f)) => skip_string(b, i + 2),
             // A backspace moves back over the character before it on the same line, as
             // overstruck `man` output does ("N\bN" is a bold N).
-            '\x08' => {
+            (0x08, _) => {
                 if out.ends_with(|p: char| p != '\n') {
                     out.pop();
                 }
+                i + 1
             }
-            '\r' | '\n' | '\t' => out.push(c),
-            c if is_unsafe_char(c) => {}
-            c => out.push(c),
-        }
+            // Any other control or bidi character (a lone ESC too) goes alone.
+            _ => i + len,
+        };
+        copied = i;
     }
+    out.push_str(&s[copied..]);
     out
 }
 
-/// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`. A malformed
-/// sequence ends at the first other character, which is kept.
-fn skip_csi(chars: &mut Peekable<Chars<'_>>) {
-    while chars.next_if(|c| (' '..='?').contains(c)).is_some() {}
-    chars.next_if(|c| ('@'..='~').contains(c));
+/// CSI from `b[i]`: parameter and intermediate bytes, then one final byte in `@`..=`~`. A
+/// malformed sequence ends at the first other character, which is kept. Returns where it ends.
+fn skip_csi(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' '..=b'?')) {
+        i += 1;
+    }
+    i + usize::from(matches!(b.get(i), Some(b'@'..=b'~')))
 }
 
-/// OSC/DCS/APC/PM/SOS: everything up to BEL or ST (`ESC \` or U+009C); CAN and SUB abort
-/// it. An unterminated one ends at the end of its line, so it cannot swallow later text.
-fn skip_string(chars: &mut Peekable<Chars<'_>>) {
-    while let Some(&c) = chars.peek() {
+/// OSC/DCS/APC/PM/SOS from `b[i]`: everything up to BEL or ST (`ESC \` or U+009C); CAN and
+/// SUB abort it. An unterminated one ends at the end of its line, so it cannot swallow later
+/// text. Returns where it ends (a character boundary: every stop is ASCII or U+009C's lead).
+fn skip_string(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
         match c {
-            '\n' => return,
-            '\x07' | '\u{9c}' | '\x18' | '\x1a' => {
-                chars.next();
-                return;
-            }
-            '\x1b' => {
-                chars.next();
-                chars.next_if_eq(&'\\');
-                return;
-            }
-            _ => {
-                chars.next();
-            }
+            b'\n' => return i,
+            0x07 | 0x18 | 0x1a => return i + 1,
+            0xc2 if b.get(i + 1) == Some(&0x9c) => return i + 2,
+            0x1b => return i + 1 + usize::from(b.get(i + 1) == Some(&b'\\')),
+            _ => i += 1,
         }
     }
+    i
 }
 
 /// Each line keeps the last segment after a `\r` that shows anything, as a terminal
-/// would leave a progress line.
-fn resolve_carriage_returns(s: &str) -> String {
-    if !s.contains('\r') {
-        return s.to_owned();
+/// would leave a progress line. Without a `\r`, `s` comes back as it is.
+fn resolve_carriage_returns(s: String) -> String {
+    if memchr::memchr(b'\r', s.as_bytes()).is_none() {
+        return s;
     }
     let mut out = String::with_capacity(s.len());
     for (i, line) in s.split('\n').enumerate() {
@@ -176,6 +189,146 @@ fn resolve_carriage_returns(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::clean;
+
+    /// The char-by-char implementation this module had, kept as the reference.
+    mod reference {
+        use std::iter::Peekable;
+        use std::str::Chars;
+
+        pub(super) fn is_unsafe_char(c: char) -> bool {
+            matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+        }
+
+        pub(super) fn clean(s: &str) -> String {
+            resolve_carriage_returns(&strip_sequences(s))
+        }
+
+        fn strip_sequences(s: &str) -> String {
+            let mut out = String::with_capacity(s.len());
+            let mut chars = s.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\x1b' => match chars.peek() {
+                        Some('[') => {
+                            chars.next();
+                            skip_csi(&mut chars);
+                        }
+                        Some(']' | 'P' | '_' | '^' | 'X') => {
+                            chars.next();
+                            skip_string(&mut chars);
+                        }
+                        // nF escapes (ESC ( B, ESC # 8 …): intermediates, then one final byte.
+                        Some(' '..='/') => {
+                            while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                            chars.next_if(|c| ('0'..='~').contains(c));
+                        }
+                        // Two-byte escapes (ESC 7, ESC M, ESC c …).
+                        Some('0'..='~') => {
+                            chars.next();
+                        }
+                        _ => {}
+                    },
+                    '\u{9b}' => skip_csi(&mut chars),
+                    '\u{9d}' | '\u{90}' | '\u{9f}' | '\u{9e}' | '\u{98}' => skip_string(&mut chars),
+                    // A backspace moves back over the character before it on the same line, as
+                    // overstruck `man` output does ("N\bN" is a bold N).
+                    '\x08' => {
+                        if out.ends_with(|p: char| p != '\n') {
+                            out.pop();
+                        }
+                    }
+                    '\r' | '\n' | '\t' => out.push(c),
+                    c if is_unsafe_char(c) => {}
+                    c => out.push(c),
+                }
+            }
+            out
+        }
+
+        /// CSI: parameter and intermediate bytes, then one final byte in `@`..=`~`. A malformed
+        /// sequence ends at the first other character, which is kept.
+        fn skip_csi(chars: &mut Peekable<Chars<'_>>) {
+            while chars.next_if(|c| (' '..='?').contains(c)).is_some() {}
+            chars.next_if(|c| ('@'..='~').contains(c));
+        }
+
+        /// OSC/DCS/APC/PM/SOS: everything up to BEL or ST (`ESC \` or U+009C); CAN and SUB abort
+        /// it. An unterminated one ends at the end of its line, so it cannot swallow later text.
+        fn skip_string(chars: &mut Peekable<Chars<'_>>) {
+            while let Some(&c) = chars.peek() {
+                match c {
+                    '\n' => return,
+                    '\x07' | '\u{9c}' | '\x18' | '\x1a' => {
+                        chars.next();
+                        return;
+                    }
+                    '\x1b' => {
+                        chars.next();
+                        chars.next_if_eq(&'\\');
+                        return;
+                    }
+                    _ => {
+                        chars.next();
+                    }
+                }
+            }
+        }
+
+        /// Each line keeps the last segment after a `\r` that shows anything, as a terminal
+        /// would leave a progress line.
+        fn resolve_carriage_returns(s: &str) -> String {
+            if !s.contains('\r') {
+                return s.to_owned();
+            }
+            let mut out = String::with_capacity(s.len());
+            for (i, line) in s.split('\n').enumerate() {
+                if i > 0 {
+                    out.push('\n');
+                }
+                if line.contains('\r') {
+                    out.push_str(line.rsplit('\r').find(|seg| !seg.trim().is_empty()).unwrap_or(""));
+                } else {
+                    out.push_str(line);
+                }
+            }
+            out
+        }
+    }
+
+    use proptest::prelude::*;
+
+    /// Characters that matter to [`clean`], often: escapes and what follows them, C0/C1,
+    /// bidi, `\r`/`\x08`, multi-byte text whose first byte is a suspect one, and plain text.
+    fn piece() -> impl Strategy<Value = String> {
+        const CHARS: &[char] = &[
+            '\x1b', '\x1b', '\x1b', '[', '[', ']', 'P', '_', '^', 'X', '\\', ' ', '!', '(', '#', '/', '0', '1', '7', '8', ';', '?', '@', 'A',
+            'B', 'M', 'c', 'm', 'K', '~', '\x7f', '\x07', '\x18', '\x1a', '\0', '\x01', '\x0b', '\x0c', '\x1f', '\r', '\r', '\n', '\n', '\t',
+            '\x08', '\x08', '\u{80}', '\u{85}', '\u{90}', '\u{98}', '\u{9b}', '\u{9c}', '\u{9d}', '\u{9e}', '\u{9f}', '\u{a0}', '\u{bf}',
+            '\u{202a}', '\u{202e}', '\u{202f}', '\u{2066}', '\u{2069}', '\u{2000}', '\u{2014}', '\u{2713}', '\u{feff}', '\u{fffd}', '\u{ef00}',
+            'é', '日', '🎉', 'a', 'z', ' ',
+        ];
+        prop_oneof![
+            4 => prop::sample::select(CHARS).prop_map(String::from),
+            1 => "[a-z ]{1,20}",
+            1 => any::<String>(),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn the_byte_wise_clean_is_the_char_wise_one(pieces in prop::collection::vec(piece(), 0..80)) {
+            let s = pieces.concat();
+            prop_assert_eq!(clean(&s).into_owned(), reference::clean(&s), "{:?}", s);
+        }
+
+        #[test]
+        fn the_fast_check_agrees_with_the_reference(pieces in prop::collection::vec(piece(), 0..20)) {
+            let s = pieces.concat();
+            prop_assert_eq!(super::is_clean(&s), !s.chars().any(reference::is_unsafe_char), "{:?}", s);
+        }
+    }
 
     #[test]
     fn sgr_colours_are_removed_and_text_kept() {
@@ -224,7 +377,7 @@ mod tests {
     fn the_fast_check_agrees_with_a_char_by_char_one() {
         for c in ('\0'..='\u{3000}').chain(['\u{feff}', '\u{fffd}', '🎉']) {
             let s = format!("a{c}b");
-            assert_eq!(super::is_clean(&s), !super::is_unsafe_char(c), "{:?}", c);
+            assert_eq!(super::is_clean(&s), !reference::is_unsafe_char(c), "{c:?}");
         }
     }
 

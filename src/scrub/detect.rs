@@ -157,7 +157,11 @@ impl Detector {
     pub fn find(&self, text: &str) -> Vec<Finding> {
         let hits = self.candidates(text);
         let mut found: Vec<Finding> = Vec::new();
-        for i in (0..self.rules.len()).filter(|i| hits.set & (1 << i) != 0) {
+        // The rules with an anchor, in table order: the set's bits, lowest first.
+        let mut set = hits.set;
+        while set != 0 {
+            let i = set.trailing_zeros() as usize;
+            set &= set - 1;
             if self.word_rules & (1 << i) == 0 {
                 self.find_in(i, text, 0..text.len(), &mut found);
                 continue;

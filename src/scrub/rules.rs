@@ -610,6 +610,10 @@ pub static RULES: &[Rule] = &[
 /// characters before it. `memchr` over dots keeps this cheap on ordinary text.
 pub fn has_dotted_token(s: &str) -> bool {
     let b = s.as_bytes();
+    // 23 + 1 + 6 + 1 + 1 bytes at the least (most texts are short stream deltas).
+    if b.len() < 32 {
+        return false;
+    }
     let tok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
     memchr::memchr_iter(b'.', b).any(|i| {
         i >= 23 && i + 8 < b.len() && b[i + 7] == b'.' && b[i + 1..i + 7].iter().all(tok) && b[i - 23..i].iter().all(tok)
@@ -620,6 +624,9 @@ pub fn has_dotted_token(s: &str) -> bool {
 pub fn has_twilio_sid(s: &str) -> bool {
     static SK: std::sync::OnceLock<memchr::memmem::Finder<'static>> = std::sync::OnceLock::new();
     let b = s.as_bytes();
+    if b.len() < 34 {
+        return false;
+    }
     SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))))
 }
 

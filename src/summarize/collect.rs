@@ -56,14 +56,26 @@ impl Summarizer {
 
     /// Takes one event into account (by value: its text is scanned in place, not copied).
     pub fn event(&mut self, mut ev: Event) {
+        let session = std::mem::take(&mut ev.session_id);
+        self.take(&session, ev, None, &[]);
+    }
+
+    /// Takes an event of `session` into account (its own `session_id` is not read). `output`
+    /// stands for the output of a tool terminal whose bodies were not read; `bodies` are the
+    /// texts left out of `ev` (in the order [`Event::for_each_text_mut`] visits them, and all
+    /// before the texts `ev` still holds), scanned for redaction markers with the rest.
+    pub(super) fn take(&mut self, session: &str, mut ev: Event, output: Option<OutputFacts>, bodies: &[&str]) {
         if let Body::Summary(record) = &ev.body {
             return self.commit(Some((record, ev.status)));
         }
         let run = &mut self.run;
         run.active = true;
-        run.count(&mut ev);
-        let i = run.session(&ev.session_id);
-        apply(&mut run.report.sessions[i], &mut run.live[i], &ev);
+        let redactions = &mut run.counted.redactions;
+        bodies.iter().for_each(|s| redactions_in(s, redactions));
+        ev.for_each_text_mut(|_, s| redactions_in(s, redactions));
+        run.count(&ev);
+        let i = run.session(session);
+        apply(&mut run.report.sessions[i], &mut run.live[i], &ev, output);
     }
 
     /// Counts an input line that was not a canonical event.
@@ -126,9 +138,8 @@ impl Run {
     }
 
     /// Input health as the events show it, for a run without a record.
-    fn count(&mut self, ev: &mut Event) {
+    fn count(&mut self, ev: &Event) {
         let c = &mut self.counted;
-        ev.for_each_text_mut(|_, s| redactions_in(s, &mut c.redactions));
         c.events += 1;
         c.lines = c.lines.max(ev.raw_ref.last());
         if let Body::Raw(r) = &ev.body {
@@ -139,7 +150,7 @@ impl Run {
     }
 }
 
-fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event) {
+fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event, output: Option<OutputFacts>) {
     match &ev.body {
         Body::SessionStarted(p) => {
             if s.provider.is_none() && !p.provider.is_empty() {
@@ -168,7 +179,10 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event) {
                 live.open_tools.insert(p.tool_call_id.clone(), detail);
             }
         }
-        Body::ToolEnded(p) => tool_ended(s, live, p),
+        Body::ToolEnded(p) => {
+            let facts = output.unwrap_or_else(|| OutputFacts::of(p.output.as_ref(), p.outcome != Outcome::Completed));
+            tool_ended(s, live, p, facts);
+        }
         Body::Plan(p) => s.plan = Some(plan_state(&p.entries)),
         Body::FileChanged(p) => s.files.add(&p.path, p.change),
         Body::Usage(u) => {
@@ -202,23 +216,22 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event) {
     }
 }
 
-fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded) {
+fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: OutputFacts) {
     s.tools.add(p.outcome);
     s.tools_by_kind.get_mut(p.kind).add(p.outcome);
     note_budget(s, p.error.as_ref());
     let detail = live.open_tools.remove(&p.tool_call_id).flatten();
-    let out = p.output.clone().unwrap_or_default();
-    let exit_code = out.exit_code;
+    let exit_code = p.output.as_ref().and_then(|o| o.exit_code);
     if p.kind == ToolKind::Shell {
         s.shell.merge(shell_of(ShellLine {
             tool_call_id: p.tool_call_id.clone(),
             command: detail.clone(),
             status: p.outcome.status(),
             exit_code,
-            truncated: out.truncated,
-            has_output: out.stdout.as_deref().is_some_and(|o| !o.is_empty()) || out.stderr.as_deref().is_some_and(|e| !e.is_empty()),
-            stdout_bytes: out.stdout.as_deref().map_or(0, |o| o.len() as u64),
-            stderr_bytes: out.stderr.as_deref().map_or(0, |e| e.len() as u64),
+            truncated: p.output.as_ref().is_some_and(|o| o.truncated),
+            has_output: out.stdout_bytes + out.stderr_bytes > 0,
+            stdout_bytes: out.stdout_bytes,
+            stderr_bytes: out.stderr_bytes,
         }));
     }
     if p.outcome == Outcome::Completed {
@@ -239,7 +252,7 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded) {
         target,
         error: p.error.as_ref().map(bounded),
         // A denial's output is often its message again; saying it twice tells nothing more.
-        excerpt: excerpt(&out).filter(|x| p.error.as_ref().map_or(true, |e| e.message.trim() != x.as_str())),
+        excerpt: out.excerpt.filter(|x| p.error.as_ref().map_or(true, |e| e.message.trim() != x.as_str())),
     };
     extend_bounded(&mut s.failing_tools, vec![line], limits::FAILING_TOOLS);
 }
@@ -319,6 +332,30 @@ fn excerpt(out: &ShellResult) -> Option<String> {
     Some(clip_tail(text, limits::EXCERPT))
 }
 
+/// What a report keeps of a tool's output: its sizes and, for a call that did not
+/// complete, the end of it; never the body.
+#[derive(Debug, Default)]
+pub(super) struct OutputFacts {
+    /// UTF-8 bytes of retained stdout.
+    pub stdout_bytes: u64,
+    /// UTF-8 bytes of retained stderr.
+    pub stderr_bytes: u64,
+    /// The end of the output.
+    pub excerpt: Option<String>,
+}
+
+impl OutputFacts {
+    /// The facts of an output that was read whole.
+    pub fn of(out: Option<&ShellResult>, with_excerpt: bool) -> OutputFacts {
+        let len = |s: &Option<String>| s.as_deref().map_or(0, |s| s.len() as u64);
+        out.map_or_else(OutputFacts::default, |o| OutputFacts {
+            stdout_bytes: len(&o.stdout),
+            stderr_bytes: len(&o.stderr),
+            excerpt: if with_excerpt { excerpt(o) } else { None },
+        })
+    }
+}
+
 fn note_budget(s: &mut SessionReport, e: Option<&ErrorInfo>) {
     if e.is_some_and(|e| e.category == ErrorCategory::BudgetExceeded) {
         s.budget = Budget::Over;
@@ -343,13 +380,19 @@ fn input_of(h: &InputHealth) -> Input {
 
 /// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
 fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
-    const MARK: &str = "[REDACTED:";
-    let mut rest = s;
-    while let Some(at) = rest.find(MARK) {
-        rest = &rest[at + MARK.len()..];
-        let kind = rest.split(']').next().unwrap_or("");
-        if rest.len() > kind.len() && !kind.is_empty() && kind.len() <= 64 && kind.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-            tally.add(kind, 1);
+    const MARK: &[u8] = b"[REDACTED:";
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    if s.len() < MARK.len() {
+        return;
+    }
+    for at in FINDER.find_iter(s.as_bytes()) {
+        let rest = &s.as_bytes()[at + MARK.len()..];
+        // A kind is 1-64 bytes, so its `]` is among the next 65.
+        let Some(end) = rest[..rest.len().min(65)].iter().position(|&b| b == b']') else { continue };
+        let kind = &rest[..end];
+        if !kind.is_empty() && kind.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_') {
+            // Only ASCII was accepted, so these bytes are a str.
+            tally.add(std::str::from_utf8(kind).unwrap_or_default(), 1);
         }
     }
 }

@@ -1,0 +1,437 @@
+//! The fast way in: a canonical line read without keeping its text. Most of a stream's
+//! bytes are assistant text and tool output, which a report never keeps, so those lines are
+//! checked for shape and counted, a tool's output is measured (and its end kept) as it is
+//! parsed, and only the other lines are read as a whole [`Event`]. The result is the one
+//! [`Summarizer::event`] gives; a test holds the two ways to that.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::clip::clip_tail;
+use super::collect::{OutputFacts, Summarizer};
+use super::model::limits;
+use crate::event::*;
+
+impl Summarizer {
+    /// Takes one line of canonical JSONL into account; `Err` says why it is not an event.
+    pub fn line(&mut self, line: &str) -> Result<(), String> {
+        if self.fast(line).is_none() {
+            let ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
+            self.event(ev);
+        }
+        Ok(())
+    }
+
+    /// Takes `line` into account the fast way when it is of a hot type and plainly written;
+    /// `None` (taking nothing) leaves every other line, and every line this way cannot read
+    /// or reads doubtfully (a repeated `type` or `payload`), to the typed way, which also
+    /// words the error of a line that is not an event.
+    fn fast(&mut self, line: &str) -> Option<()> {
+        let env = serde_json::from_str::<Envelope>(line).ok()?;
+        let kind = Kind::of(&env.type_name);
+        let (body, output, bodies) = match env.payload? {
+            Payload::Read(body, output, bodies) => (body, output, bodies),
+            Payload::Later(raw) if kind != Kind::Whole => {
+                match PayloadSeed(kind).deserialize(&mut serde_json::Deserializer::from_str(raw.get())).ok()? {
+                    Payload::Read(body, output, bodies) => (body, output, bodies),
+                    _ => unreachable!("a seed of a kind read in place reads it"),
+                }
+            }
+            _ => return None,
+        };
+        let ev = Event {
+            event_id: String::new(),
+            timestamp: String::new(),
+            session_id: String::new(),
+            turn_id: env.turn_id,
+            correlation_id: None,
+            parent_id: None,
+            source: env.source,
+            severity: env.severity,
+            status: env.status,
+            visibility: env.visibility,
+            raw_ref: env.raw_ref,
+            body,
+        };
+        let [a, b] = bodies.map(|t| t.map(JsonStr::text));
+        self.take(&env.session_id, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")]);
+        Some(())
+    }
+}
+
+/// How a line is read: the hot types in place, every other one as a whole [`Event`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Reasoning,
+    ToolOutput,
+    ToolEnded(Outcome),
+    Whole,
+}
+
+impl Kind {
+    fn of(type_name: &str) -> Kind {
+        match type_name {
+            "text" => Kind::Text,
+            "reasoning" => Kind::Reasoning,
+            "tool.output" => Kind::ToolOutput,
+            t => match t.strip_prefix("tool.").and_then(|s| Outcome::ALL.into_iter().find(|o| o.as_str() == s)) {
+                Some(o) => Kind::ToolEnded(o),
+                None => Kind::Whole,
+            },
+        }
+    }
+}
+
+/// A payload: read in the same pass as the envelope when the type came first (as it does in
+/// canonical output), else kept to be read once the type is known.
+enum Payload<'a> {
+    /// The body without its texts, the facts of a tool's output, and the texts left out (in
+    /// the order [`Event::for_each_text_mut`] visits them).
+    Read(Body, Option<OutputFacts>, [Option<JsonStr<'a>>; 2]),
+    Later(&'a RawValue),
+    Skipped,
+}
+
+struct PayloadSeed(Kind);
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed {
+    type Value = Payload<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Payload<'de>, D::Error> {
+        Ok(match self.0 {
+            Kind::Text => {
+                let t = TextView::deserialize(d)?;
+                Payload::Read(Body::Text(Text { delta: String::new(), role: t.role }), None, [Some(t.delta), None])
+            }
+            Kind::Reasoning => {
+                let t = DeltaView::deserialize(d)?;
+                Payload::Read(Body::Reasoning(Reasoning { delta: String::new() }), None, [Some(t.delta), None])
+            }
+            Kind::ToolOutput => {
+                let t = ToolOutputView::deserialize(d)?;
+                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None, [Some(t.delta), None])
+            }
+            Kind::ToolEnded(outcome) => {
+                let view = ToolEndedView::deserialize(d)?;
+                let bodies = view.output.as_ref().map_or([None, None], |o| [o.stdout, o.stderr]);
+                let (body, facts) = view.into_body(outcome);
+                Payload::Read(body, facts, bodies)
+            }
+            Kind::Whole => {
+                IgnoredAny::deserialize(d)?;
+                Payload::Skipped
+            }
+        })
+    }
+}
+
+/// The envelope, with the fields [`Event`] requires required and the fields it checks
+/// checked, so that a line is an event here when it is one there.
+struct Envelope<'a> {
+    type_name: Cow<'a, str>,
+    session_id: Cow<'a, str>,
+    turn_id: u64,
+    source: Source,
+    severity: Severity,
+    status: Option<Status>,
+    visibility: Visibility,
+    raw_ref: RawRef,
+    payload: Option<Payload<'a>>,
+}
+
+impl<'de> Deserialize<'de> for Envelope<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(EnvelopeVisitor)
+    }
+}
+
+struct EnvelopeVisitor;
+
+impl<'de> Visitor<'de> for EnvelopeVisitor {
+    type Value = Envelope<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a minicode.output.v1 event object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
+        let (mut event_id, mut type_name, mut session_id) = (None::<Cow<'de, str>>, None::<Cow<'de, str>>, None);
+        let mut env = Envelope {
+            type_name: Cow::Borrowed(""),
+            session_id: Cow::Borrowed(""),
+            turn_id: 0,
+            source: Source::Agent,
+            severity: Severity::Info,
+            status: None,
+            visibility: Visibility::ALL,
+            raw_ref: RawRef::default(),
+            payload: None,
+        };
+        while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
+            match key.as_ref() {
+                "schema" => {
+                    let Str(s) = map.next_value()?;
+                    if s != SCHEMA {
+                        return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
+                    }
+                }
+                "eventId" => event_id = Some(map.next_value::<Str>()?.0),
+                // Read twice, the last one counts in the typed way: left to that way.
+                "type" | "payload" if seen_twice(&key, &type_name, &env.payload) => return Err(de::Error::custom("repeated")),
+                "type" => type_name = Some(map.next_value::<Str>()?.0),
+                "timestamp" => drop(map.next_value::<Str>()?),
+                "sessionId" => session_id = Some(map.next_value::<Str>()?.0),
+                "turnId" => env.turn_id = map.next_value()?,
+                "correlationId" | "parentId" | "prompt" => drop(map.next_value::<Option<Str>>()?),
+                "source" => env.source = map.next_value()?,
+                "severity" => env.severity = map.next_value()?,
+                "status" => env.status = map.next_value()?,
+                "visibility" => env.visibility = map.next_value::<Names>()?.0,
+                "rawRef" => env.raw_ref = map.next_value()?,
+                "ok" => drop(map.next_value::<bool>()?),
+                "error" => drop(map.next_value::<Option<ErrorInfo>>()?),
+                "payload" => {
+                    env.payload = Some(match &type_name {
+                        Some(t) => map.next_value_seed(PayloadSeed(Kind::of(t)))?,
+                        None => Payload::Later(map.next_value()?),
+                    })
+                }
+                // As the typed way reads them (a number out of range is no JSON value there).
+                _ => drop(map.next_value::<serde_json::Value>()?),
+            }
+        }
+        event_id.ok_or_else(|| de::Error::missing_field("eventId"))?;
+        env.type_name = type_name.ok_or_else(|| de::Error::missing_field("type"))?;
+        env.session_id = session_id.ok_or_else(|| de::Error::missing_field("sessionId"))?;
+        Ok(env)
+    }
+}
+
+fn seen_twice(key: &str, type_name: &Option<Cow<str>>, payload: &Option<Payload>) -> bool {
+    if key == "type" { type_name.is_some() } else { payload.is_some() }
+}
+
+/// A string borrowed from the line when it has no escapes (serde's own `Cow` always copies).
+struct Str<'a>(Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// `visibility`, read as [`Visibility`] reads it (unknown names ignored) without a `Vec`.
+struct Names(Visibility);
+
+impl<'de> Deserialize<'de> for Names {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Names;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of projection names")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
+                let mut v = Visibility::default();
+                while let Some(Str(name)) = seq.next_element::<Str>()? {
+                    v = Visibility::from_name(&name).map_or(v, |n| v.union(n));
+                }
+                Ok(Names(v))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+#[derive(Deserialize)]
+struct TextView<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    delta: JsonStr<'a>,
+    role: Role,
+}
+
+#[derive(Deserialize)]
+struct DeltaView<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    delta: JsonStr<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolOutputView<'a> {
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    tool_call_id: JsonStr<'a>,
+    stream: Stream,
+    #[serde(borrow)]
+    #[allow(dead_code)]
+    delta: JsonStr<'a>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolEndedView<'a> {
+    tool_call_id: String,
+    name: String,
+    kind: ToolKind,
+    #[serde(default)]
+    duration_ms: Option<u64>,
+    #[serde(default, borrow)]
+    output: Option<OutputView<'a>>,
+    #[serde(default)]
+    error: Option<ErrorInfo>,
+}
+
+#[derive(Deserialize)]
+struct OutputView<'a> {
+    #[serde(default)]
+    exit_code: Option<i64>,
+    #[serde(default, borrow)]
+    stdout: Option<JsonStr<'a>>,
+    #[serde(default, borrow)]
+    stderr: Option<JsonStr<'a>>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+impl ToolEndedView<'_> {
+    fn into_body(self, outcome: Outcome) -> (Body, Option<OutputFacts>) {
+        let facts = self.output.as_ref().map_or_else(OutputFacts::default, |o| OutputFacts {
+            stdout_bytes: o.stdout.map_or(0, |s| s.len),
+            stderr_bytes: o.stderr.map_or(0, |s| s.len),
+            // Only a call that did not complete shows the end of its output.
+            excerpt: (outcome != Outcome::Completed).then(|| o.excerpt()).flatten(),
+        });
+        let output = self.output.map(|o| ShellResult { exit_code: o.exit_code, stdout: None, stderr: None, truncated: o.truncated });
+        let body = Body::ToolEnded(ToolEnded {
+            outcome,
+            tool_call_id: self.tool_call_id,
+            name: self.name,
+            kind: self.kind,
+            duration_ms: self.duration_ms,
+            output,
+            error: self.error,
+        });
+        (body, Some(facts))
+    }
+}
+
+impl OutputView<'_> {
+    /// The end of stderr when it has any, else of stdout.
+    fn excerpt(&self) -> Option<String> {
+        [self.stderr, self.stdout].into_iter().flatten().find_map(|s| {
+            let text: String = serde_json::from_str(s.raw.get()).ok()?;
+            let text = text.trim_end();
+            (!text.is_empty()).then(|| clip_tail(text, limits::EXCERPT))
+        })
+    }
+}
+
+/// A JSON string left where it lies in the line: checked and measured (its unescaped UTF-8
+/// length) without being copied; read only when its text is needed.
+#[derive(Clone, Copy)]
+struct JsonStr<'a> {
+    raw: &'a RawValue,
+    len: u64,
+    /// Whether it has a `\u` escape, the only one that can stand for a character of a
+    /// redaction marker (`[REDACTED:kind]`).
+    unicode: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The text as far as redaction markers go: the literal between its quotes when no `\u`
+    /// escape can hide a marker's character (the short escapes stand for none and are none),
+    /// else the string read.
+    fn text(self) -> Cow<'a, str> {
+        let raw = self.raw.get();
+        match self.unicode {
+            false => Cow::Borrowed(&raw[1..raw.len() - 1]),
+            true => Cow::Owned(serde_json::from_str(raw).unwrap_or_default()),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'a RawValue>::deserialize(d)?;
+        match unescaped_len(raw.get()) {
+            Some((len, unicode)) => Ok(JsonStr { raw, len, unicode }),
+            None => Err(de::Error::invalid_type(de::Unexpected::Other(raw.get().get(..1).unwrap_or("")), &"a string")),
+        }
+    }
+}
+
+/// The UTF-8 length of a JSON string literal once unescaped and whether it has a `\u`
+/// escape, or `None` when it is not a string (or pairs its surrogates wrongly, which
+/// serde_json rejects as well). The literal has been scanned by serde_json already, so every
+/// escape in it is well formed.
+fn unescaped_len(raw: &str) -> Option<(u64, bool)> {
+    let body = raw.as_bytes().strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    let hex = |at: usize| body.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
+    let (mut len, mut i, mut unicode) = (0u64, 0usize, false);
+    while let Some(j) = memchr::memchr(b'\\', &body[i..]) {
+        len += j as u64;
+        i += j;
+        if body.get(i + 1) != Some(&b'u') {
+            len += 1;
+            i += 2;
+            continue;
+        }
+        let c = hex(i + 2)?;
+        unicode = true;
+        i += 6;
+        len += match c {
+            0xd800..=0xdbff => {
+                let low = body.get(i..i + 2).filter(|p| *p == b"\\u").and_then(|_| hex(i + 2))?;
+                if !(0xdc00..=0xdfff).contains(&low) {
+                    return None;
+                }
+                i += 6;
+                4
+            }
+            0xdc00..=0xdfff => return None,
+            0..=0x7f => 1,
+            0x80..=0x7ff => 2,
+            _ => 3,
+        };
+    }
+    Some((len + (body.len() - i) as u64, unicode))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unescaped_len;
+
+    #[test]
+    fn unescaped_lengths_are_those_of_the_parsed_strings() {
+        for lit in [r#""""#, r#""abc""#, r#""a\nb\"c\\""#, r#""\u00e9\u20ac\ud83c\udf89é✓""#, r#""\/\b\f\r\t""#] {
+            let parsed: String = serde_json::from_str(lit).unwrap();
+            assert_eq!(unescaped_len(lit).map(|(n, _)| n), Some(parsed.len() as u64), "{lit}");
+            assert_eq!(unescaped_len(lit).map(|(_, u)| u), Some(lit.contains("\\u")), "{lit}");
+        }
+        for bad in [r#""\ud800""#, r#""\udc00""#, r#""\ud800\u0041""#, "5", "null"] {
+            assert!(serde_json::from_str::<String>(bad).is_err(), "{bad}");
+            assert_eq!(unescaped_len(bad), None, "{bad}");
+        }
+    }
+}
