@@ -212,7 +212,12 @@ impl Detector {
     /// Adds the findings of rule `i` inside `window` of `text` to `found`.
     fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Vec<Finding>) {
         let rule = &self.rules[i];
-        for caps in self.regex(i).captures_iter(&text[window.clone()]) {
+        let regex = self.regex(i);
+        // Most windows hold no match; finding that out is cheaper without captures.
+        if !regex.is_match(&text[window.clone()]) {
+            return;
+        }
+        for caps in regex.captures_iter(&text[window.clone()]) {
             let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
             let range = window.start + m.start()..window.start + m.end();
             // Rules come in priority order: a finding that overlaps an earlier one loses.
