@@ -717,7 +717,7 @@ impl Engine {
         let s = self.session();
         s.seq += 1;
         let event = Event {
-            event_id: format!("{}:{}:{}", s.id, s.turn, s.seq),
+            event_id: event_id(&s.id, s.turn, s.seq),
             timestamp,
             session_id: s.id.clone(),
             turn_id: s.turn,
@@ -737,6 +737,28 @@ impl Engine {
 
 /// An instant and whether the provider said it (else it is when the line was read).
 type Stamp = (Millis, bool);
+
+/// `{session}:{turn}:{seq}`, written without `format!` (one per event).
+fn event_id(session: &str, turn: u64, seq: u64) -> String {
+    let mut id = String::with_capacity(session.len() + 2 * 20 + 2);
+    id.push_str(session);
+    for n in [turn, seq] {
+        id.push(':');
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = n;
+        loop {
+            at -= 1;
+            digits[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        id.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+    }
+    id
+}
 
 /// Milliseconds from `start` to `end` when both have the same origin and time moved.
 fn elapsed(start: Stamp, end: Stamp) -> Option<u64> {

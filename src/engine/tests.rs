@@ -140,3 +140,13 @@ fn usage_totals_replace_and_increments_add() {
     assert_eq!(s.figures.usage.output_tokens, Some(3));
     assert_eq!(s.figures.usage.cache_read, None);
 }
+
+#[test]
+fn event_ids_are_written_as_format_writes_them() {
+    for (session, turn, seq) in [("s1", 0, 1), ("", 0, 0), ("ses_Ä✓", 9, 10), ("x", 10, 99), ("x", u64::MAX, u64::MAX - 1), ("y", 1_000_000, 12_345_678_901)] {
+        assert_eq!(event_id(session, turn, seq), format!("{session}:{turn}:{seq}"));
+    }
+    for n in (0..64).map(|k| 1u64 << k).chain((0..20).map(|k| 10u64.pow(k))).flat_map(|n| [n - 1, n, n + 1]) {
+        assert_eq!(event_id("s", n, n), format!("s:{n}:{n}"));
+    }
+}

@@ -27,7 +27,8 @@ pub struct Detector {
     /// Leftmost-first automata over the anchor literals, at most [`SCAN_CHUNK`] literals
     /// each: below that size they use a vectorised (Teddy) prefilter.
     scanners: Vec<AhoCorasick>,
-    /// One overlapping automaton over every literal, for the small window around a hit.
+    /// One overlapping automaton over every literal, for the small window around a hit, and
+    /// for a whole text up to [`SHORT`] bytes.
     verifier: AhoCorasick,
     /// The rules each literal (by verifier pattern id) is an anchor of.
     literal_rules: Vec<RuleSet>,
@@ -65,6 +66,11 @@ fn line_around(text: &str, p: usize) -> Range<usize> {
 /// The most literals one scanning automaton holds; past about 48, aho-corasick gives up its
 /// vectorised prefilter and steps through every byte, several times slower.
 const SCAN_CHUNK: usize = 40;
+
+/// Up to this length a text (most are short stream deltas) is searched for every literal at
+/// once by the verifier, instead of once per scanner: each scan costs its setup however
+/// short the text.
+const SHORT: usize = 64;
 
 impl Detector {
     /// The detector for the built-in [`RULES`], built on first use.
@@ -119,17 +125,30 @@ impl Detector {
     /// unreported; but it overlaps that reported hit, so an overlapping search of a small
     /// window around each (rare) hit finds every literal there.
     fn candidates(&self, text: &str) -> Hits {
+        self.candidates_by(text, text.len() <= SHORT)
+    }
+
+    /// [`Detector::candidates`], by one overlapping search of the whole text (`at_once`) or
+    /// by the scanners; the two find the same literals.
+    fn candidates_by(&self, text: &str, at_once: bool) -> Hits {
         let mut hits = Hits { set: 0, at: Vec::new() };
-        let reach = self.verifier.max_pattern_len().saturating_sub(1);
-        for scanner in &self.scanners {
-            for m in scanner.find_iter(text) {
-                let window = m.start().saturating_sub(reach)..(m.end() + reach).min(text.len());
-                for o in self.verifier.find_overlapping_iter(Input::new(text).span(window)) {
-                    let rules = self.literal_rules[o.pattern().as_usize()];
-                    hits.set |= rules;
-                    if rules & self.word_rules != 0 {
-                        hits.at.push((o.start(), rules & self.word_rules));
-                    }
+        let mut verify = |window: Range<usize>| {
+            for o in self.verifier.find_overlapping_iter(Input::new(text).span(window)) {
+                let rules = self.literal_rules[o.pattern().as_usize()];
+                hits.set |= rules;
+                if rules & self.word_rules != 0 {
+                    hits.at.push((o.start(), rules & self.word_rules));
+                }
+            }
+        };
+        if at_once {
+            // Every literal a scan would lead to, in one pass instead of one per scanner.
+            verify(0..text.len());
+        } else {
+            let reach = self.verifier.max_pattern_len().saturating_sub(1);
+            for scanner in &self.scanners {
+                for m in scanner.find_iter(text) {
+                    verify(m.start().saturating_sub(reach)..(m.end() + reach).min(text.len()));
                 }
             }
         }
@@ -252,6 +271,34 @@ mod tests {
         assert!(set & (1 << rule("password-assignment")) != 0 && set & (1 << rule("connection-string-password")) != 0);
         let set = d.candidates("Authorization: Bearer x, X-Api-Key: y").set;
         assert!(set & (1 << rule("authorization-header")) != 0 && set & (1 << rule("api-key-header")) != 0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn one_search_finds_the_literals_the_scanners_find(pieces in proptest::collection::vec((0usize..1000, "[ a-zA-Z0-9_=:.~-]{0,6}"), 0..24)) {
+            let d = Detector::global();
+            // Anchor literals and their fragments (so that they overlap and nest), among other text.
+            let mut words: Vec<String> = Vec::new();
+            for rule in RULES {
+                if let Anchor::Literal(w) | Anchor::Word(w) = rule.anchor {
+                    for w in w {
+                        words.extend([w.to_string(), w.to_ascii_uppercase(), w[..w.len() / 2].to_owned(), w[w.len() / 2..].to_owned()]);
+                    }
+                }
+            }
+            let text: String = pieces.iter().map(|(i, other)| if i % 3 == 0 { other.clone() } else { words[i % words.len()].clone() }).collect();
+            let (a, b) = (d.candidates_by(&text, true), d.candidates_by(&text, false));
+            let places = |h: &Hits| {
+                let mut at = h.at.clone();
+                at.sort_unstable();
+                at.dedup();
+                at
+            };
+            proptest::prop_assert_eq!(a.set, b.set, "{:?}", text);
+            proptest::prop_assert_eq!(places(&a), places(&b), "{:?}", text);
+        }
     }
 
     #[test]

@@ -420,7 +420,39 @@ fn unescaped_len(raw: &str) -> Option<(u64, bool)> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::unescaped_len;
+
+    /// `s` as a JSON literal with every character outside printable ASCII, and `\` and `"`,
+    /// as `\u` escapes (surrogate pairs beyond the BMP).
+    fn ascii_literal(s: &str) -> String {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            if (' '..='~').contains(&c) && c != '\\' && c != '"' {
+                out.push(c);
+            } else {
+                let mut units = [0u16; 2];
+                c.encode_utf16(&mut units).iter().for_each(|u| out.push_str(&format!("\\u{u:04x}")));
+            }
+        }
+        out + "\""
+    }
+
+    proptest! {
+        #[test]
+        fn unescaped_lengths_of_any_string(s in ".*", t in "[\\\\\"\n\tau0\u{1}\u{e9}\u{1f389}]{0,40}") {
+            for s in [s.as_str(), t.as_str()] {
+                // serde_json writes a `\u` escape for the controls without a short one.
+                let controls = s.chars().any(|c| c < ' ' && !matches!(c, '\x08' | '\t' | '\n' | '\x0c' | '\r'));
+                let all_ascii = s.chars().all(|c| (' '..='~').contains(&c) && c != '\\' && c != '"');
+                for (lit, unicode) in [(serde_json::to_string(s).unwrap(), controls), (ascii_literal(s), !all_ascii)] {
+                    prop_assert_eq!(serde_json::from_str::<String>(&lit).unwrap(), s);
+                    prop_assert_eq!(unescaped_len(&lit), Some((s.len() as u64, unicode)), "{}", lit);
+                }
+            }
+        }
+    }
 
     #[test]
     fn unescaped_lengths_are_those_of_the_parsed_strings() {
