@@ -11,6 +11,7 @@ mod recent;
 pub mod shell;
 mod state;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use crate::event::*;
@@ -159,6 +160,8 @@ impl Engine {
     /// Starts (or switches to) the session `id`, emitting `session.started` the first time.
     /// Without an id the session is named `s1`, `s2`, … in order of appearance.
     pub fn session_started(&mut self, id: Option<&str>, info: SessionStarted) {
+        let id = id.map(clean_id);
+        let id = id.as_deref();
         if self.provider.is_none() {
             self.provider = Some(info.provider.clone());
         }
@@ -172,6 +175,7 @@ impl Engine {
 
     /// Switches to session `id`, starting it (with `provider`'s name) if it is new.
     pub fn use_session(&mut self, id: &str) {
+        let id = &*clean_id(id);
         match self.find_session(id) {
             Some(i) => self.current = Some(i),
             None => {
@@ -322,7 +326,10 @@ impl Engine {
 
     /// Announces a tool call. A second announcement of the same id only refines what is
     /// known (command, input) and emits nothing; an id that already ended is ignored.
-    pub fn tool_started(&mut self, started: ToolStarted, ctx: ToolContext) {
+    pub fn tool_started(&mut self, mut started: ToolStarted, ctx: ToolContext) {
+        if let Cow::Owned(id) = clean_id(&started.tool_call_id) {
+            started.tool_call_id = id;
+        }
         let t = self.stamp();
         let i = self.session_index();
         if self.closed_tools.contains(&scoped(i, &started.tool_call_id)) {
@@ -344,11 +351,13 @@ impl Engine {
 
     /// True when the tool call is open.
     pub fn tool_is_open(&self, id: &str) -> bool {
+        let id = &*clean_id(id);
         self.current.is_some_and(|i| self.sessions[i].tools.contains_key(id))
     }
 
     /// True when the tool call was seen, open or ended, in the current session.
     pub fn tool_is_known(&self, id: &str) -> bool {
+        let id = &*clean_id(id);
         self.current.is_some_and(|i| {
             self.sessions[i].tools.contains_key(id) || self.closed_tools.contains(&scoped(i, id))
         })
@@ -356,11 +365,12 @@ impl Engine {
 
     /// The name a tool call was announced with.
     pub fn tool_name(&self, id: &str) -> Option<&str> {
-        self.current.and_then(|i| self.sessions[i].tools.get(id)).map(|t| t.name.as_str())
+        self.current.and_then(|i| self.sessions[i].tools.get(&*clean_id(id))).map(|t| t.name.as_str())
     }
 
     /// Applies output to an open tool; live text is emitted as `tool.output`.
     pub fn tool_output(&mut self, id: &str, stream: Stream, update: Update, text: &str) {
+        let id = &*clean_id(id);
         let bound = self.bound;
         let Some(tool) = self.session().tools.get_mut(id) else { return };
         let parent = tool.parent_id.clone();
@@ -378,6 +388,7 @@ impl Engine {
 
     /// Records an exit code for an open tool, weighed by its source's precedence.
     pub fn tool_exit(&mut self, id: &str, source: ExitSource, code: i64) {
+        let id = &*clean_id(id);
         if let Some(tool) = self.session().tools.get_mut(id) {
             tool.shell.exit(source, code);
         }
@@ -385,6 +396,7 @@ impl Engine {
 
     /// Marks an open tool's output as shortened by the provider.
     pub fn tool_truncated(&mut self, id: &str) {
+        let id = &*clean_id(id);
         if let Some(tool) = self.session().tools.get_mut(id) {
             tool.shell.mark_truncated();
         }
@@ -393,6 +405,7 @@ impl Engine {
     /// Ends a tool call. Unknown ids get a synthesized `tool.started` first; ids that already
     /// ended are ignored (a late update never makes a second terminal).
     pub fn tool_ended(&mut self, id: &str, status: ToolStatus, error: Option<ErrorInfo>) {
+        let id = &*clean_id(id);
         let i = self.session_index();
         if self.closed_tools.contains(&scoped(i, id)) {
             return;
@@ -474,6 +487,9 @@ impl Engine {
 
     /// Emits `approval.requested` once per approval id.
     pub fn approval_requested(&mut self, approval_id: &str, tool_call_id: Option<&str>, title: Option<String>) {
+        let approval_id = &*clean_id(approval_id);
+        let tool_call_id = tool_call_id.map(clean_id);
+        let tool_call_id = tool_call_id.as_deref();
         let i = self.session_index();
         if self.sessions[i].approvals.contains_key(approval_id) || self.settled_approvals.contains(&scoped(i, approval_id)) {
             return;
@@ -491,7 +507,7 @@ impl Engine {
 
     /// Settles an approval once; a rejection marks its tool so that its end is `tool.denied`.
     pub fn approval_settled(&mut self, approval_id: &str, decision: Decision) {
-        self.settle(approval_id, decision, Source::Agent);
+        self.settle(&clean_id(approval_id), decision, Source::Agent);
     }
 
     fn settle(&mut self, approval_id: &str, decision: Decision, source: Source) {
@@ -834,6 +850,12 @@ impl Meta {
 
 #[cfg(test)]
 mod tests;
+
+/// `id` as it is written (without control bytes). Ids are keys here: two that differ only
+/// by an ANSI sequence must be one call, as they are once written.
+fn clean_id(id: &str) -> Cow<'_, str> {
+    crate::scrub::control::clean(id)
+}
 
 /// An error the model provider reported, classified from its message and HTTP status:
 /// authentication and configuration problems are the user's to fix, the rest are the
