@@ -127,7 +127,9 @@ impl<R: Read> LineReader<R> {
     }
 
     fn text(&mut self, begin: usize, mut end: usize) -> Line<'_> {
-        if end > begin && self.buf[end - 1] == b'\r' {
+        // Every trailing `\r` goes with the line ending: one written back before a newline
+        // would be read as part of that ending, so keeping any would not survive a re-read.
+        while end > begin && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
         let mut begin = begin;
@@ -539,6 +541,11 @@ mod tests {
     #[test]
     fn splits_crlf_bom_and_a_final_line_without_newline() {
         assert_eq!(lines(b"\xef\xbb\xbfa\r\nb\n\nc", 100), ["a", "b", "", "c"]);
+    }
+
+    #[test]
+    fn every_trailing_carriage_return_goes_with_the_line_ending() {
+        assert_eq!(lines(b"a\r\r\nb\rc\r\r\r\n\r\n\r\r", 100), ["a", "b\rc", "", ""]);
     }
 
     #[test]

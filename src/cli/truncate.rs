@@ -176,7 +176,8 @@ fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String
                 // the same length.
                 s = s.replace('\n', " ");
             }
-            buf.extend_from_slice(s.as_bytes());
+            // A cut may end on a `\r`, which the next reader takes for part of the line ending.
+            buf.extend_from_slice(s.trim_end_matches('\r').as_bytes());
         }
     }
     match kind {
