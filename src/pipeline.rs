@@ -11,6 +11,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::Event;
 use crate::io::{decoding, LineReader, LineWriter, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
+use crate::scrub::control::json_is_clean;
 use crate::scrub::{clean_json_line, Scrubber};
 use crate::truncate::Truncator;
 
@@ -42,10 +43,12 @@ impl Stages {
         // Text fields are clean now, but ids and names come from the provider as they are: a
         // hostile one can hold control bytes. That is rare, so the written line is checked
         // and rewritten only when it has something to clean.
-        if let Ok(line) = std::str::from_utf8(&buf[start..]) {
-            if let Cow::Owned(clean) = clean_json_line(line) {
-                buf.truncate(start);
-                buf.extend_from_slice(clean.as_bytes());
+        if !json_is_clean(&buf[start..]) {
+            if let Ok(line) = std::str::from_utf8(&buf[start..]) {
+                if let Cow::Owned(clean) = clean_json_line(line) {
+                    buf.truncate(start);
+                    buf.extend_from_slice(clean.as_bytes());
+                }
             }
         }
         out.end_line()

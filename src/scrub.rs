@@ -78,11 +78,11 @@ impl Scrubber {
         event.for_each_text_mut(|_, s| self.scrub_text(s));
     }
 
-    /// True when scrubbing `raw` could change it. `raw` may be a whole JSON line whose only
-    /// escapes are plain (see [`json::has_only_plain_escapes`]): `false` then means no string
-    /// value in it would change either.
-    pub fn may_change(&self, raw: &str) -> bool {
-        !control::is_clean(raw) || Detector::global().may_match(raw)
+    /// True when scrubbing the string values of the JSON line `line` could change it: it
+    /// holds an unsafe character or an escape other than `\n`, `\t`, `\"`, `\\` (which could
+    /// hide one, or a secret's keyword), or what may be a secret.
+    pub fn may_change_json(&self, line: &str) -> bool {
+        !control::json_is_clean(line.as_bytes()) || Detector::global().may_match(line)
     }
 
     /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept).
@@ -104,7 +104,7 @@ impl Scrubber {
 /// borrowed when there are none, which is checked cheaply. [`Scrubber::scrub_event`] cleans
 /// content; this also reaches ids and names, which a hostile provider spells as it likes.
 pub fn clean_json_line(line: &str) -> Cow<'_, str> {
-    if json::has_only_plain_escapes(line) && control::is_clean(line) {
+    if control::json_is_clean(line.as_bytes()) {
         return Cow::Borrowed(line);
     }
     let mut out = Vec::with_capacity(line.len());

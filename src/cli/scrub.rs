@@ -9,7 +9,7 @@ use clap::Parser;
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::{Body, Event};
 use crate::io::{read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
-use crate::scrub::json::{classify, has_only_plain_escapes, LineKind};
+use crate::scrub::json::{classify, LineKind};
 use crate::scrub::rules::RULES;
 use crate::scrub::text::TextScrubber;
 use crate::scrub::Scrubber;
@@ -123,7 +123,7 @@ impl Run {
             return Ok(());
         }
         // The common case: nothing in the raw line could change, so no string value can.
-        let quick = has_only_plain_escapes(line) && !self.scrubber.may_change(line);
+        let quick = !self.scrubber.may_change_json(line);
         let kind = quick.then(|| canonical_kind(line)).flatten().unwrap_or_else(|| classify(line));
         let mut cleaned_into_json = false;
         let kind = match kind {

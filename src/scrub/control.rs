@@ -10,12 +10,35 @@ pub fn is_clean(s: &str) -> bool {
     first_unsafe(s.as_bytes()).is_none()
 }
 
+/// True when the JSON text `b` spells no unsafe character, raw or escaped: every escape is
+/// `\n`, `\t`, `\"` or `\\` and no raw character is unsafe. Each decoded string then also
+/// holds the same printable ASCII runs as the raw text, so a keyword scan of the raw line
+/// sees everything a scan of its strings would. One pass: this is the check every written
+/// or read line gets, and almost every line passes it.
+pub fn json_is_clean(b: &[u8]) -> bool {
+    let mut i = 0;
+    while let Some(k) = next_suspect::<true>(&b[i..]) {
+        i += k;
+        if b[i] == b'\\' {
+            if !matches!(b.get(i + 1), Some(b'n' | b't' | b'"' | b'\\')) {
+                return false;
+            }
+            i += 2;
+        } else if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
+            return false;
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
 /// The index of the first unsafe character of `b` (valid UTF-8). Every unsafe character is
 /// a byte below 0x20, DEL, or starts with 0xc2 (C1 controls), 0xe2 (bidi controls) or 0xef
 /// (U+FEFF); only those bytes need a closer look.
 fn first_unsafe(b: &[u8]) -> Option<usize> {
     let mut i = 0;
-    while let Some(k) = next_suspect(&b[i..]) {
+    while let Some(k) = next_suspect::<false>(&b[i..]) {
         i += k;
         if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
             return Some(i);
@@ -36,28 +59,36 @@ fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The index of the first byte of `b` that may begin an unsafe character. Eight bytes at a
-/// time are skipped when word arithmetic shows them printable ASCII (no byte below 0x20, at
-/// or above 0x7f), or when a table shows none of them suspect.
-fn next_suspect(b: &[u8]) -> Option<usize> {
+/// The index of the first byte of `b` that may begin an unsafe character, or with
+/// `BACKSLASH` also the first `\\`. Eight bytes at a time are skipped when word arithmetic
+/// shows them printable ASCII (no byte below 0x20, at or above 0x7f) and free of `\\`, or
+/// when a table shows none of them suspect.
+fn next_suspect<const BACKSLASH: bool>(b: &[u8]) -> Option<usize> {
     const LOW: u64 = 0x2020_2020_2020_2020;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     const ONES: u64 = 0x0101_0101_0101_0101;
+    const SLASHES: u64 = 0x5c5c_5c5c_5c5c_5c5c;
+    let table = if BACKSLASH { &SUSPECT_OR_ESCAPE } else { &SUSPECT };
     let mut i = 0;
     while i + 8 <= b.len() {
         let mut word = [0u8; 8];
         word.copy_from_slice(&b[i..i + 8]);
         let w = u64::from_le_bytes(word);
         // A byte below 0x20 borrows in `w - LOW`; a byte >= 0x80 has its top bit; 0x7f
-        // becomes 0x80 in `w + ONES`.
-        if ((w.wrapping_sub(LOW) | w | w.wrapping_add(ONES)) & HIGH) != 0 {
-            if let Some(k) = b[i..i + 8].iter().position(|&c| SUSPECT[c as usize]) {
+        // becomes 0x80 in `w + ONES`; a `\\` is a zero byte of `w ^ SLASHES`, which borrows.
+        let mut flags = w.wrapping_sub(LOW) | w | w.wrapping_add(ONES);
+        if BACKSLASH {
+            let x = w ^ SLASHES;
+            flags |= x.wrapping_sub(ONES) & !x;
+        }
+        if flags & HIGH != 0 {
+            if let Some(k) = b[i..i + 8].iter().position(|&c| table[c as usize]) {
                 return Some(i + k);
             }
         }
         i += 8;
     }
-    b[i..].iter().position(|&c| SUSPECT[c as usize]).map(|k| i + k)
+    b[i..].iter().position(|&c| table[c as usize]).map(|k| i + k)
 }
 
 /// Bytes that may begin an unsafe character (see [`is_clean`]).
@@ -72,6 +103,13 @@ static SUSPECT: [bool; 256] = {
     t[0xc2] = true;
     t[0xe2] = true;
     t[0xef] = true;
+    t
+};
+
+/// [`SUSPECT`] and `\\`.
+static SUSPECT_OR_ESCAPE: [bool; 256] = {
+    let mut t = SUSPECT;
+    t[b'\\' as usize] = true;
     t
 };
 
@@ -92,7 +130,7 @@ fn strip_sequences(s: &str, from: usize) -> String {
     // `s[copied..i]` is safe text not yet in `out`; `i` is always at a character boundary.
     let (mut copied, mut i) = (0, from);
     loop {
-        match next_suspect(&b[i..]) {
+        match next_suspect::<false>(&b[i..]) {
             Some(k) => i += k,
             None => break,
         }
@@ -194,6 +232,16 @@ mod tests {
     mod reference {
         use std::iter::Peekable;
         use std::str::Chars;
+
+        pub(super) fn has_only_plain_escapes(s: &str) -> bool {
+            let mut chars = s.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' && !matches!(chars.next(), Some('n' | 't' | '"' | '\\')) {
+                    return false;
+                }
+            }
+            true
+        }
 
         pub(super) fn is_unsafe_char(c: char) -> bool {
             matches!(c, '\0'..='\x08' | '\x0b'..='\x1f' | '\x7f'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
@@ -327,6 +375,15 @@ mod tests {
         fn the_fast_check_agrees_with_the_reference(pieces in prop::collection::vec(piece(), 0..20)) {
             let s = pieces.concat();
             prop_assert_eq!(super::is_clean(&s), !s.chars().any(reference::is_unsafe_char), "{:?}", s);
+        }
+
+        #[test]
+        fn the_one_pass_json_check_is_the_two_checks(pieces in prop::collection::vec(prop_oneof![piece(), prop::sample::select(&["\\", "\\n", "\\t", "\\\"", "\\\\", "\\u00", "\\r"][..]).prop_map(String::from)], 0..20)) {
+            let raw = pieces.concat();
+            for s in [raw.clone(), serde_json::to_string(&raw).expect("a string serializes")] {
+                let two = reference::has_only_plain_escapes(&s) && super::is_clean(&s);
+                prop_assert_eq!(super::json_is_clean(s.as_bytes()), two, "{:?}", s);
+            }
         }
     }
 

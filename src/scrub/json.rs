@@ -43,22 +43,6 @@ pub fn classify(line: &str) -> LineKind {
     }
 }
 
-/// True when every backslash escape in `line` is one of `\n`, `\t`, `\"`, `\\`: then each
-/// decoded string holds the same printable ASCII runs as the raw line, so a keyword scan of
-/// the raw line sees everything a scan of the decoded strings would.
-pub fn has_only_plain_escapes(line: &str) -> bool {
-    let b = line.as_bytes();
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'\\', &b[i..]) {
-        let p = i + k;
-        if !matches!(b.get(p + 1), Some(b'n' | b't' | b'"' | b'\\')) {
-            return false;
-        }
-        i = p + 2;
-    }
-    true
-}
-
 /// Appends `line` (valid JSON) to `out`, with every value string `s` replaced by `f(s)` when
 /// that returns `Some`. Returns true when anything was replaced.
 pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> Option<String>) -> bool {
@@ -134,12 +118,5 @@ mod tests {
         assert_eq!(classify(r#"{"schema":"other","type":"text"}"#), LineKind::Json);
         assert_eq!(classify("[1,2]"), LineKind::Json);
         assert_eq!(classify("hello {"), LineKind::Text);
-    }
-
-    #[test]
-    fn plain_escapes() {
-        assert!(has_only_plain_escapes(r#"{"a":"x\n\t\"\\u"}"#));
-        assert!(!has_only_plain_escapes(r#"{"a":"\u001b[0m"}"#));
-        assert!(!has_only_plain_escapes(r#"{"a":"a\/b"}"#));
     }
 }
