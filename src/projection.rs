@@ -58,6 +58,13 @@ pub trait Projection {
     fn take_problems(&mut self) -> Vec<String> {
         Vec::new()
     }
+
+    /// False when no event's tool output (`tool.output` deltas, a call's stdout and stderr)
+    /// can reach the output: the caller may then empty it instead of scrubbing it, and most
+    /// of a run's bytes are tool output.
+    fn shows_tool_output(&self) -> bool {
+        true
+    }
 }
 
 /// The projections `project --mode` offers.

@@ -301,6 +301,10 @@ fn usage_text(u: &Usage) -> Option<String> {
 }
 
 impl Projection for Human {
+    fn shows_tool_output(&self) -> bool {
+        self.level != Level::Normal
+    }
+
     fn event(&mut self, ev: &Event, out: &mut dyn Write) -> Flow {
         match &ev.body {
             Body::SessionStarted(p) => self.cwd = p.cwd.clone(),
