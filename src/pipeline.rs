@@ -20,12 +20,23 @@ use crate::truncate::Truncator;
 pub struct Stages {
     scrub: Scrubber,
     truncate: Truncator,
+    scratch: Vec<u8>,
+}
+
+/// Events with at least this many bytes of text are checked for control bytes without it.
+const CHECK_WITHOUT_TEXT_FROM: usize = 4096;
+
+/// The bytes of `event`'s text fields (`for_each_text_mut` is the one walk over them).
+fn text_len(event: &mut Event) -> usize {
+    let mut n = 0;
+    event.for_each_text_mut(|_, s| n += s.len());
+    n
 }
 
 impl Stages {
     /// Stages that bound every text field to `max_bytes`.
     pub fn new(max_bytes: usize) -> Stages {
-        Stages { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None) }
+        Stages { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None), scratch: Vec::new() }
     }
 
     /// Scrubs and bounds one event.
@@ -37,13 +48,15 @@ impl Stages {
     /// Scrubs and bounds `event` and writes it as one line.
     pub fn write<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
         self.apply(event);
+        // Text fields are clean now, but ids and names come from the provider as they are: a
+        // hostile one can hold control bytes. That is rare, so the line is checked and
+        // rewritten only when it has something to clean. When the text is long (tool
+        // output), the event is checked without it, which is much less to look at.
+        let checked = text_len(event) >= CHECK_WITHOUT_TEXT_FROM && self.is_clean_but_text(event)?;
         let buf = out.line_buf();
         let start = buf.len();
         serde_json::to_writer(&mut *buf, event)?;
-        // Text fields are clean now, but ids and names come from the provider as they are: a
-        // hostile one can hold control bytes. That is rare, so the written line is checked
-        // and rewritten only when it has something to clean.
-        if !json_is_clean(&buf[start..]) {
+        if !checked && !json_is_clean(&buf[start..]) {
             if let Ok(line) = std::str::from_utf8(&buf[start..]) {
                 if let Cow::Owned(clean) = clean_json_line(line) {
                     buf.truncate(start);
@@ -52,6 +65,19 @@ impl Stages {
             }
         }
         out.end_line()
+    }
+
+    /// True when `event` written without its text fields is clean: its text is taken out,
+    /// the rest written to a scratch buffer and checked, and the text put back.
+    fn is_clean_but_text(&mut self, event: &mut Event) -> io::Result<bool> {
+        let mut texts = Vec::new();
+        event.for_each_text_mut(|_, s| texts.push(std::mem::take(s)));
+        self.scratch.clear();
+        let written = serde_json::to_writer(&mut self.scratch, event);
+        let mut texts = texts.into_iter();
+        event.for_each_text_mut(|_, s| *s = texts.next().unwrap_or_default());
+        written?;
+        Ok(json_is_clean(&self.scratch))
     }
 
     /// The secrets redacted so far, by kind, for the summary.

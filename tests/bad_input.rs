@@ -190,6 +190,29 @@ fn control_bytes_in_ids_and_names_are_removed_too() {
     // ids and names were written as the provider spelt them.
     let input = "{\"type\":\"thread.started\",\"thread_id\":\"t\\u001b]0;title\\u0007\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"c\u{7f}\\u001b[31m1\\r\",\"type\":\"mcp_tool_call\",\"server\":\"s\\u0000\",\"tool\":\"t\u{9b}x\",\"status\":\"completed\"}}\n{\"type\":\"turn.completed\"}\n";
     let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
+    assert_no_control_bytes(&events);
+    assert_eq!(events[0]["sessionId"], "t");
+    assert!(types(&events).contains(&"tool.completed"));
+}
+
+#[test]
+fn control_bytes_in_the_name_of_a_call_with_long_output_are_removed() {
+    // An event with long text is checked for control bytes without its (already clean) text.
+    let output = "line of output\n".repeat(400);
+    let input = format!(
+        "{{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\",\"tools\":[]}}\n\
+         {{\"type\":\"assistant\",\"session_id\":\"s\",\"message\":{{\"id\":\"m1\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"Ba\\u001b[31msh\u{7f}\",\"input\":{{\"command\":\"ls\"}}}}]}}}}\n\
+         {{\"type\":\"user\",\"session_id\":\"s\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"t1\",\"content\":{output:?}}}]}}}}\n\
+         {{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"session_id\":\"s\"}}\n"
+    );
+    let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
+    assert_no_control_bytes(&events);
+    let ended = events.iter().find(|e| e["type"] == "tool.completed").expect("the call completes");
+    assert_eq!(ended["payload"]["name"], "Bash");
+    assert!(ended["payload"]["output"]["stdout"].as_str().is_some_and(|s| s.len() >= 4096), "{ended}");
+}
+
+fn assert_no_control_bytes(events: &[serde_json::Value]) {
     fn strings<'a>(v: &'a serde_json::Value, out: &mut Vec<&'a str>) {
         match v {
             serde_json::Value::String(s) => out.push(s),
@@ -202,6 +225,4 @@ fn control_bytes_in_ids_and_names_are_removed_too() {
     events.iter().for_each(|e| strings(e, &mut all));
     let bad: Vec<&&str> = all.iter().filter(|s| s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')).collect();
     assert!(bad.is_empty(), "{bad:?}");
-    assert_eq!(events[0]["sessionId"], "t");
-    assert!(types(&events).contains(&"tool.completed"));
 }
