@@ -84,11 +84,12 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
         let digits: String = frac.chars().chain("000".chars()).take(3).collect();
         milli = digits.parse().ok()?;
     }
-    let offset = match s.get(i..)? {
-        "Z" | "z" => 0,
-        tz if tz.len() == 6 && matches!(&tz[..1], "+" | "-") && &tz[3..4] == ":" => {
-            let mins = tz[1..3].parse::<i64>().ok()? * 60 + tz[4..6].parse::<i64>().ok()?;
-            if tz.starts_with('-') { -mins } else { mins }
+    let two = |hi: u8, lo: u8| i64::from(hi - b'0') * 10 + i64::from(lo - b'0');
+    let offset = match b.get(i..)? {
+        b"Z" | b"z" => 0,
+        &[sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(u8::is_ascii_digit) => {
+            let mins = two(h1, h2) * 60 + two(m1, m2);
+            if sign == b'-' { -mins } else { mins }
         }
         _ => return None,
     };
@@ -132,6 +133,23 @@ mod tests {
         assert_eq!(parse_rfc3339("2026-11-29T21:19:16.900123456Z"), Some(t));
         assert_eq!(parse_rfc3339("yesterday"), None);
         assert_eq!(parse_rfc3339("2026-13-29T21:19:16Z"), None);
+        assert_eq!(parse_rfc3339("2026-11-29T21:19:16+1:000"), None);
+    }
+
+    proptest::proptest! {
+        /// Found by fuzzing: a zone of six bytes starting with a multi-byte character was
+        /// sliced inside it.
+        #[test]
+        fn any_text_after_a_date_parses_or_not_without_panicking(zone in "\\PC{0,8}", digits in "[0-9]{0,4}") {
+            let _ = parse_rfc3339(&format!("2026-11-29T21:19:16.{digits}{zone}"));
+            let _ = parse_rfc3339(&format!("2026-11-29T21:19:16{zone}"));
+        }
+    }
+
+    #[test]
+    fn a_zone_that_is_not_ascii_is_no_zone() {
+        assert_eq!(parse_rfc3339("2026-11-29T21:19:16\u{fffd}abc"), None);
+        assert_eq!(parse_rfc3339("2026-11-29T21:19:16.5é:000"), None);
     }
 
     /// The `format!` version [`format_rfc3339`] replaced: the reference.
