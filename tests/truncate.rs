@@ -182,6 +182,19 @@ fn text_mode_bounds_the_whole_input() {
 }
 
 #[test]
+fn blank_lines_pass_quietly_and_a_long_one_is_cut_to_the_bound() {
+    // Found by fuzzing: a blank line of any length went out whole.
+    let input = format!("\n   \n{}\n\u{3000}\u{3000}\u{3000}\n", " ".repeat(300));
+    bin("truncate")
+        .args(["--max-bytes", "7"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stderr("")
+        .stdout("\n   \n       \n\u{3000}\u{3000}\n");
+}
+
+#[test]
 fn lines_that_are_not_events_are_bounded_kept_and_named() {
     let long = "x".repeat(300);
     bin("truncate")
