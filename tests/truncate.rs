@@ -195,6 +195,14 @@ fn blank_lines_pass_quietly_and_a_long_one_is_cut_to_the_bound() {
 }
 
 #[test]
+fn output_never_starts_with_what_reads_as_a_byte_order_mark() {
+    // Found by fuzzing: a U+FEFF first in the output is read back as a byte order mark, so
+    // truncating twice differed from once. Elsewhere it is text like any other.
+    bin("truncate").write_stdin("\u{feff}\u{feff}abc\n\u{feff}def\n").assert().stdout("abc\n\u{feff}def\n");
+    bin("truncate").args(["--max-bytes", "6", "--keep", "tail"]).write_stdin("abc\u{feff}def\n").assert().stdout("def\n");
+}
+
+#[test]
 fn lines_that_are_not_events_are_bounded_kept_and_named() {
     let long = "x".repeat(300);
     bin("truncate")

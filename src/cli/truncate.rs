@@ -130,9 +130,18 @@ impl Command for Args {
                 rejected = true;
                 diag.say(&super::scrub::oversized_message(n, bytes, line.len()));
             }
+            let start = out.line_buf().len();
             if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
                 rejected = true;
                 diag.say(&format!("line {n}: {why}; bounded and kept"));
+            }
+            if n == 1 {
+                // The next reader would take a U+FEFF that starts the output for a byte order
+                // mark (one can come from a cut, or from a second mark after the first).
+                let buf = out.line_buf();
+                while buf[start..].starts_with(BOM) {
+                    buf.drain(start..start + BOM.len());
+                }
             }
             Ok(out.end_line()?)
         })?;
@@ -142,6 +151,9 @@ impl Command for Args {
         Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
     }
 }
+
+/// U+FEFF in UTF-8, a byte order mark at the start of a stream.
+const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// Bounds one JSONL line into `buf`; `Err` says why the line is not an event.
 fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {
