@@ -754,24 +754,14 @@ impl Engine {
 /// An instant and whether the provider said it (else it is when the line was read).
 type Stamp = (Millis, bool);
 
-/// `{session}:{turn}:{seq}`, written without `format!` (one per event).
+/// `{session}:{turn}:{seq}`, written with `itoa` rather than `format!` (one per event).
 fn event_id(session: &str, turn: u64, seq: u64) -> String {
+    let mut digits = itoa::Buffer::new();
     let mut id = String::with_capacity(session.len() + 2 * 20 + 2);
     id.push_str(session);
     for n in [turn, seq] {
         id.push(':');
-        let mut digits = [0u8; 20];
-        let mut at = digits.len();
-        let mut n = n;
-        loop {
-            at -= 1;
-            digits[at] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        id.push_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+        id.push_str(digits.format(n));
     }
     id
 }

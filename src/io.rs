@@ -438,8 +438,9 @@ pub enum EventLine<'a> {
 
 /// Reads canonical JSONL from `sources` in order, calling `on` for every non-blank line
 /// with its 1-based number (counted across sources). With `clean`, control bytes are
-/// removed from every string value first (ids and names too), for output meant for people. `output` is flushed whenever the
-/// next read could block, so filters built on this stay live in a pipe.
+/// removed from every string value first (ids and names too), for output meant for people.
+/// `output` is flushed whenever the next read could block, so filters built on this stay
+/// live in a pipe.
 pub fn read_events<W: Write>(
     sources: &[Source],
     max_line: usize,

@@ -92,8 +92,9 @@ impl Stages {
 /// Lines no parser understood are kept as `raw` events; the last event is the summary.
 ///
 /// It holds every event until the input ends: to stream, drive a
-/// [`Normalizer`] and [`Stages`] line by line, as `normalize` does. Control bytes in ids
-/// and names are removed only when events are written ([`Stages::write`]).
+/// [`Normalizer`] and [`Stages`] line by line, as `normalize` does. The engine cleans ids
+/// of control bytes as they come in; names are cleaned only when events are written
+/// ([`Stages::write`]).
 ///
 /// ```
 /// use minicode_output::engine::clock::Clock;

@@ -126,32 +126,22 @@ impl Run {
         // The common case: nothing in the raw line could change, so no string value can.
         let quick = !self.scrubber.may_change_json(line);
         let kind = quick.then(|| canonical_kind(line)).flatten().unwrap_or_else(|| classify(line));
-        let mut cleaned_into_json = false;
-        let kind = match kind {
-            LineKind::Event { .. } | LineKind::Json if quick => {
-                buf.extend_from_slice(line.as_bytes());
-                kind
-            }
+        match kind {
+            LineKind::Event { .. } | LineKind::Json if quick => buf.extend_from_slice(line.as_bytes()),
             LineKind::Event { .. } | LineKind::Json => {
                 self.scrubber.scrub_json_values(line, buf);
-                kind
             }
             LineKind::Text => {
                 let text = self.scrubber.scrub_str(line);
                 // A control byte may be all that kept the line from being JSON: once it is
-                // gone the next reader sees JSON, so its strings are scrubbed as JSON now.
-                let kind = classify(&text);
-                match kind {
-                    LineKind::Text => buf.extend_from_slice(text.as_bytes()),
-                    _ => {
-                        self.scrubber.scrub_json_values(&text, buf);
-                        self.reject(&format!("line {n}: not JSON until its control bytes were removed; scrubbed and kept"));
-                        cleaned_into_json = true;
-                    }
+                // gone the next reader sees JSON, so the line is scrubbed as that JSON now.
+                if classify(&text) != LineKind::Text {
+                    self.reject(&format!("line {n}: not JSON until its control bytes were removed; scrubbed and kept"));
+                    return self.jsonl_line(n, &text, buf);
                 }
-                kind
+                buf.extend_from_slice(text.as_bytes());
             }
-        };
+        }
         match kind {
             LineKind::Event { summary: true } => {
                 if let Err(e) = self.update_summary(buf) {
@@ -159,7 +149,6 @@ impl Run {
                 }
             }
             LineKind::Event { summary: false } => {}
-            LineKind::Json if cleaned_into_json => {}
             LineKind::Json => self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA)),
             LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
         }

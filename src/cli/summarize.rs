@@ -80,7 +80,7 @@ impl Command for Args {
         } else {
             let mut s = Summarizer::new();
             let mut rejected = false;
-            read_lines(&sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+            read_lines(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
                 let error = match line {
                     Line::Text(t) if t.trim().is_empty() => return Ok(()),
                     // Control bytes in ids and names go before anything reads them.

@@ -5,11 +5,6 @@
 
 use std::borrow::Cow;
 
-/// True when `s` has nothing [`clean`] would change: the common case, checked fast.
-pub fn is_clean(s: &str) -> bool {
-    first_unsafe(s.as_bytes()).is_none()
-}
-
 /// True when the JSON text `b` spells no unsafe character, raw or escaped: every escape is
 /// `\n`, `\t`, `\"` or `\\` and no raw character is unsafe. Each decoded string then also
 /// holds the same printable ASCII runs as the raw text, so a keyword scan of the raw line
@@ -91,7 +86,7 @@ fn next_suspect<const BACKSLASH: bool>(b: &[u8]) -> Option<usize> {
     b[i..].iter().position(|&c| table[c as usize]).map(|k| i + k)
 }
 
-/// Bytes that may begin an unsafe character (see [`is_clean`]).
+/// Bytes that may begin an unsafe character (see [`clean`]).
 static SUSPECT: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
@@ -374,14 +369,14 @@ mod tests {
         #[test]
         fn the_fast_check_agrees_with_the_reference(pieces in prop::collection::vec(piece(), 0..20)) {
             let s = pieces.concat();
-            prop_assert_eq!(super::is_clean(&s), !s.chars().any(reference::is_unsafe_char), "{:?}", s);
+            prop_assert_eq!(super::first_unsafe(s.as_bytes()).is_none(), !s.chars().any(reference::is_unsafe_char), "{:?}", s);
         }
 
         #[test]
         fn the_one_pass_json_check_is_the_two_checks(pieces in prop::collection::vec(prop_oneof![piece(), prop::sample::select(&["\\", "\\n", "\\t", "\\\"", "\\\\", "\\u00", "\\r"][..]).prop_map(String::from)], 0..20)) {
             let raw = pieces.concat();
             for s in [raw.clone(), serde_json::to_string(&raw).expect("a string serializes")] {
-                let two = reference::has_only_plain_escapes(&s) && super::is_clean(&s);
+                let two = reference::has_only_plain_escapes(&s) && super::first_unsafe(s.as_bytes()).is_none();
                 prop_assert_eq!(super::json_is_clean(s.as_bytes()), two, "{:?}", s);
             }
         }
@@ -434,7 +429,7 @@ mod tests {
     fn the_fast_check_agrees_with_a_char_by_char_one() {
         for c in ('\0'..='\u{3000}').chain(['\u{feff}', '\u{fffd}', '🎉']) {
             let s = format!("a{c}b");
-            assert_eq!(super::is_clean(&s), !reference::is_unsafe_char(c), "{c:?}");
+            assert_eq!(super::first_unsafe(s.as_bytes()).is_none(), !reference::is_unsafe_char(c), "{c:?}");
         }
     }
 
