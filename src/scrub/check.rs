@@ -33,9 +33,11 @@ impl Check {
         }
         match self {
             Check::PemBody => has_base64_run(secret, 40),
+            // A checksum that holds cannot be typed by chance: whatever the token looks like,
+            // it was issued.
+            Check::Crc32Base62 => has_crc32_checksum(secret),
             _ if is_placeholder(secret) => false,
             Check::Format => true,
-            Check::Crc32Base62 => has_crc32_checksum(secret),
             Check::Jwt => is_jwt(secret),
             Check::DiscordId => is_discord_token(secret),
             Check::RandomLetters => letters_look_random(secret.rsplit('_').next().unwrap_or(secret)),
@@ -52,16 +54,34 @@ impl Check {
 /// Placeholders and references that stand for a secret without being one: `<your-key>`,
 /// `sk-...`, `YOUR_TOKEN_HERE`, `xxxx`, `${TOKEN}`, `{{ secrets.X }}`, `****`, AWS's
 /// documented `…EXAMPLE` keys, and runs of one repeated or sequential character.
+///
+/// A word counts only as a person types it into a placeholder: in one case (or capitalized)
+/// and with no letter against it (`YOUR_KEY`, `7EXAMPLE`). Random tokens hold such words
+/// too, in among other letters (`dyoURLo`, `XfakeQ`): taking those for placeholders let a
+/// real key through now and then.
 pub fn is_placeholder(v: &str) -> bool {
     const MARKS: [&str; 22] = [
         "example", "xxxx", "your", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample",
         "redacted", "fake", "replace", "insert", "_here", "-here", "****", "...", "…", "${", "{{", "}}", "$(",
     ];
-    let lower = v.to_ascii_lowercase();
-    if MARKS.iter().any(|m| lower.contains(m)) || v.starts_with(['<', '$', '%', '@', '&']) || v.ends_with(['>', '%']) {
+    if v.starts_with(['<', '$', '%', '@', '&']) || v.ends_with(['>', '%']) {
         return true;
     }
-    has_monotone_run(v.as_bytes(), 8)
+    let lower = v.to_ascii_lowercase();
+    let b = v.as_bytes();
+    let letter_at = |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(u8::is_ascii_alphabetic);
+    let typed = |m: &str, at: usize| {
+        let (word, mark, end) = (&b[at..at + m.len()], m.as_bytes(), at + m.len());
+        let capitalized = word[0].to_ascii_lowercase() == mark[0] && word[1..] == mark[1..];
+        let one_case = word == mark || word == m.to_ascii_uppercase().as_bytes() || capitalized;
+        let starts_clear = !mark[0].is_ascii_alphabetic() || !letter_at(at.checked_sub(1));
+        let ends_clear = !mark[mark.len() - 1].is_ascii_alphabetic() || !letter_at(Some(end));
+        one_case && starts_clear && ends_clear
+    };
+    if MARKS.iter().any(|m| lower.match_indices(m).any(|(at, _)| typed(m, at))) {
+        return true;
+    }
+    has_monotone_run(b, 8)
 }
 
 /// True when `b` holds `len` bytes in a row that repeat one byte or count up by one
@@ -270,6 +290,17 @@ mod tests {
             assert!(is_placeholder(p), "{p}");
         }
         assert!(!is_placeholder("hX9q2LmZ0pR7"));
+        // Found by the planted-secret proptest: words inside random tokens.
+        for random in ["T1G22dyoURLoeDmxG4cmLEk", "q8XfakeQ2m", "ZyourZ", "Your9", "a…b"] {
+            assert_eq!(is_placeholder(random), matches!(random, "Your9" | "a…b"), "{random}");
+        }
+    }
+
+    #[test]
+    fn a_checksum_that_holds_outranks_the_placeholder_look() {
+        let random = "A".repeat(30);
+        let token = format!("npm_{random}{}", base62_checksum(&random));
+        assert!(is_placeholder(&token) && Check::Crc32Base62.accepts(&token, ""));
     }
 
     #[test]
