@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Command, Outcome};
 use minicode_output::event::Event;
-use minicode_output::io::{decoding, Line, LineReader, Source};
+use minicode_output::io::{decoding, LineReader, Source};
 use minicode_output::provider::Provider;
 use serde_json::Value;
 
@@ -58,7 +58,7 @@ fn input_lines(input: &[u8], max_line: usize) -> Vec<bool> {
     let mut lines = LineReader::new(reader, max_line);
     let mut blank = Vec::new();
     while let Some(line) = lines.next_line().expect("in-memory read") {
-        blank.push(matches!(line, Line::Text(t) if t.trim().is_empty()));
+        blank.push(line.is_blank());
     }
     blank
 }

@@ -29,7 +29,19 @@ pub enum Line<'a> {
     },
 }
 
+/// True for a line that holds nothing: empty, or only spaces and tabs, the white space JSON
+/// allows besides the line ending the reader has taken. Every filter skips blank lines (or
+/// passes them on, as they are); anything else, a form feed or U+3000 too, is content.
+pub fn is_blank(line: &str) -> bool {
+    line.bytes().all(|b| matches!(b, b' ' | b'\t'))
+}
+
 impl<'a> Line<'a> {
+    /// True for a [blank](is_blank) line within the limit.
+    pub fn is_blank(&self) -> bool {
+        matches!(self, Line::Text(t) if is_blank(t))
+    }
+
     /// The line's text (the sample, for an oversized line) and, for an oversized line, its
     /// full length in bytes.
     pub fn into_text(self) -> (Cow<'a, str>, Option<u64>) {
@@ -450,7 +462,7 @@ pub fn read_events<W: Write>(
 ) -> anyhow::Result<u64> {
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
-            Line::Text(t) if t.trim().is_empty() => return Ok(()),
+            Line::Text(t) if is_blank(&t) => return Ok(()),
             Line::Text(t) => match serde_json::from_str(&if clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
@@ -537,6 +549,12 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn blank_is_spaces_and_tabs_only() {
+        assert!(["", " ", "\t \t"].iter().all(|l| is_blank(l)));
+        assert!(!["\x0c", "\u{a0}", "\u{3000}", " \r ", "x"].iter().any(|l| is_blank(l)));
     }
 
     #[test]

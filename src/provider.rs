@@ -227,7 +227,7 @@ impl Normalizer {
             Line::Text(t) => t.as_ref(),
             Line::Oversized { .. } => "",
         };
-        let blank = matches!(&line, Line::Text(t) if t.trim().is_empty());
+        let blank = line.is_blank();
         self.engine.begin_line(self.line_no, blank);
         match line {
             Line::Oversized { bytes, sample } => {

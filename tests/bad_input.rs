@@ -24,7 +24,8 @@ fn normalize_checked(input: &[u8], args: &[&str]) -> (Vec<serde_json::Value>, St
     }
     let text = if input.starts_with(b"\xff\xfe") || input.starts_with(b"\xfe\xff") { Vec::new() } else { input.to_vec() };
     for (n, line) in text.split(|&b| b == b'\n').enumerate() {
-        if !line.iter().all(u8::is_ascii_whitespace) {
+        // Blank: spaces and tabs, and the `\r` of a CRLF ending.
+        if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             assert!(refs.contains(&(n as u64 + 1)), "line {} is referenced by no event", n + 1);
         }
     }
@@ -42,6 +43,15 @@ fn whitespace_only_is_an_input_error() {
     assert_eq!(events[0]["error"]["category"], "INPUT_ERROR");
     assert_eq!(code, 1);
     assert!(stderr.contains("no agent events"), "{stderr}");
+}
+
+#[test]
+fn other_white_space_is_content_kept_as_raw() {
+    // A form feed or a no-break space is not nothing: the line is kept (cleaned) as raw.
+    let (events, stderr, _) = normalize_checked(b"\x0c\n\xc2\xa0\n \t\n", &[]);
+    assert_eq!(types(&events), ["raw", "raw", "summary"]);
+    assert_eq!((&events[0]["payload"]["line"], &events[1]["payload"]["line"]), (&"".into(), &"\u{a0}".into()));
+    assert!(stderr.contains("line 1") && stderr.contains("line 2") && !stderr.contains("line 3"), "{stderr}");
 }
 
 #[test]

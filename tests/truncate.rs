@@ -184,14 +184,24 @@ fn text_mode_bounds_the_whole_input() {
 #[test]
 fn blank_lines_pass_quietly_and_a_long_one_is_cut_to_the_bound() {
     // Found by fuzzing: a blank line of any length went out whole.
-    let input = format!("\n   \n{}\n\u{3000}\u{3000}\u{3000}\n", " ".repeat(300));
+    let input = format!("\n   \n{}\n\t \t\n", " ".repeat(300));
     bin("truncate")
         .args(["--max-bytes", "7"])
         .write_stdin(input)
         .assert()
         .success()
         .stderr("")
-        .stdout("\n   \n       \n\u{3000}\u{3000}\n");
+        .stdout("\n   \n       \n\t \t\n");
+}
+
+#[test]
+fn white_space_other_than_spaces_and_tabs_is_text() {
+    // Blank means what it means to every filter: only spaces and tabs. A line of U+3000 is
+    // text like any other, cut with a marker and named.
+    let input = "\u{3000}".repeat(100) + "\n";
+    let out = bin("truncate").args(["--max-bytes", "100"]).write_stdin(input).assert().code(1).stderr(predicate::str::contains("line 1")).get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with('\u{3000}') && out.contains("[… "), "{out:?}");
 }
 
 #[test]

@@ -8,7 +8,7 @@ use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::{Body, Event};
-use crate::io::{read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::scrub::json::{classify, LineKind};
 use crate::scrub::rules::RULES;
 use crate::scrub::text::TextScrubber;
@@ -118,8 +118,7 @@ impl Run {
 
     /// Scrubs one JSONL line into `buf` (without its newline).
     fn jsonl_line(&mut self, n: u64, line: &str, buf: &mut Vec<u8>) -> anyhow::Result<()> {
-        // Only spaces and tabs pass as they are: `trim` would also take a form feed for blank.
-        if line.bytes().all(|b| matches!(b, b' ' | b'\t')) {
+        if is_blank(line) {
             buf.extend_from_slice(line.as_bytes());
             return Ok(());
         }

@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::scrub::clean_json_line;
 use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
 
@@ -82,7 +82,7 @@ impl Command for Args {
             let mut rejected = false;
             read_lines(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
                 let error = match line {
-                    Line::Text(t) if t.trim().is_empty() => return Ok(()),
+                    Line::Text(t) if is_blank(&t) => return Ok(()),
                     // Control bytes in ids and names go before anything reads them.
                     Line::Text(t) => s.line(&clean_json_line(&t)).err(),
                     Line::Oversized { bytes, .. } => Some(format!("{bytes} bytes is over the line limit")),

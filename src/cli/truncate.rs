@@ -7,10 +7,10 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
-use crate::bound::{bound, floor_boundary, Keep};
+use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
-use crate::io::{read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
 use crate::truncate::{FieldSet, TextTruncator, Truncator};
 
@@ -157,11 +157,9 @@ const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// Bounds one JSONL line into `buf`; `Err` says why the line is not an event.
 fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {
-    if line.trim().is_empty() {
-        // A blank line holds nothing worth a marker: a long one is only cut to the bound
-        // (and not on a `\r`, which the next reader would take for the line ending).
-        let cut = &line[..floor_boundary(line, t.max())];
-        buf.extend_from_slice(cut.trim_end_matches('\r').as_bytes());
+    if is_blank(line) {
+        // A blank line holds nothing worth a marker: a long one is only cut to the bound.
+        buf.extend_from_slice(&line.as_bytes()[..line.len().min(t.max())]);
         return Ok(());
     }
     let kind = classify(line);
