@@ -172,6 +172,24 @@ fn control_bytes_in_ids_and_names_never_reach_the_terminal_or_a_report() {
 }
 
 #[test]
+fn a_line_break_in_a_session_id_cannot_forge_sse_fields() {
+    // Found by fuzzing: the session id went into the frame's `id:` field as it was, so its
+    // line breaks started new fields of the peer's choosing.
+    let text = |session: &str, n: u32| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"e{n}","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{{"line":{n}}},"payload":{{"delta":"hi","role":"assistant"}}}}"#
+        ) + "\n"
+    };
+    let input = text(r"s\ndata: forged\r\nevent: done", 1) + &text("s data: forged event: done", 2);
+    let out = String::from_utf8(project(&["--mode", "sse"], input.as_bytes())).unwrap();
+    let fields: Vec<&str> = out.lines().filter(|l| !l.is_empty()).map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(fields, ["id", "event", "data", "id", "event", "data", "id", "event", "data"], "{out}");
+    // The two sessions look alike in an id, so they share the count: ids stay unique.
+    let ids: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("id: ")).collect();
+    assert_eq!(ids[..2], ["s data: forged event: done-1", "s data: forged event: done-2"]);
+}
+
+#[test]
 fn help_lists_the_modes_and_exit_codes() {
     let assert = bin("project").arg("--help").assert().success();
     let help = predicate::str::contains("stream-json").and(predicate::str::contains("Exit status"));

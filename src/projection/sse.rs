@@ -1,8 +1,10 @@
 //! `sse`: agent-output/v1 server-sent-event frames (`delta`, `tool_call`, `tool_result`,
 //! `status`, `done`, `error`, `raw`). Each frame has the id `{session}-{seq}` (seq counts
-//! that session's frames from 1) and a JSON `data` carrying `session_id` and `raw_ref`.
+//! that session's frames from 1; a line break in the session shows as a space) and a JSON
+//! `data` carrying `session_id` and `raw_ref`.
 //! `--after ID` replays nothing up to and including frame ID, as `Last-Event-ID` does.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -186,9 +188,10 @@ impl Sse {
 
     fn write(&mut self, out: &mut dyn Write, origin: Origin<'_>, body: Frame<'_>) -> io::Result<()> {
         let session = origin.session;
-        let seq = self.seq.entry(session.to_owned()).or_insert(0);
+        let id_session = one_line(session);
+        let seq = self.seq.entry(id_session.to_string()).or_insert(0);
         *seq += 1;
-        let id = format!("{session}-{seq}");
+        let id = format!("{id_session}-{seq}");
         if self.skipping {
             self.skipping = self.after.as_deref() != Some(id.as_str());
             return Ok(());
@@ -377,6 +380,16 @@ impl Projection for Sse {
 
     fn take_problems(&mut self) -> Vec<String> {
         std::mem::take(&mut self.problems)
+    }
+}
+
+/// A session id as a frame id holds it: SSE ends a field at CR or LF, so an id that held one
+/// would end early and its rest pass for other fields. Line breaks become spaces; sessions
+/// that then look alike share one frame count, so that ids stay unique.
+fn one_line(session: &str) -> Cow<'_, str> {
+    match session.contains(['\r', '\n']) {
+        true => Cow::Owned(session.replace(['\r', '\n'], " ")),
+        false => Cow::Borrowed(session),
     }
 }
 
