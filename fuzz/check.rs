@@ -15,6 +15,7 @@ use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Comma
 use minicode_output::event::Event;
 use minicode_output::io::{decoding, LineReader, Source};
 use minicode_output::provider::Provider;
+use minicode_output::scrub::json::{classify, rewrite_values, LineKind};
 use serde_json::Value;
 
 /// The targets, by the name of their binary (and corpus folder).
@@ -255,6 +256,13 @@ pub fn check_truncate(data: &[u8]) {
                 let mut s = Vec::new();
                 strings(&v, &mut s);
                 long.extend(s.into_iter().filter(|s| s.len() > max).map(str::to_owned));
+            } else if classify(line) == LineKind::Json {
+                // JSON that `Value` cannot hold (a number like 1e9990 is out of its range):
+                // its strings, found as the binary finds them.
+                rewrite_values(line, &mut Vec::new(), |s| {
+                    long.extend((s.len() > max).then(|| s.to_owned()));
+                    None
+                });
             } else if line.len() > max && !line.starts_with('{') {
                 // A line that is almost JSON (a lone surrogate escape) is bounded string by
                 // string, so only plain text lines are bounded as a whole.
