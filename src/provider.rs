@@ -138,7 +138,7 @@ impl Provider {
     pub fn parser(self) -> Box<dyn Parse> {
         match self {
             Provider::Claude => Box::new(claude::Claude::default()),
-            Provider::Codex => Box::new(codex::Codex::default()),
+            Provider::Codex => Box::new(codex::Codex),
             Provider::OpenCode => Box::new(opencode::OpenCode::default()),
             Provider::Gemini => Box::new(gemini::Gemini::default()),
             Provider::Auggie | Provider::Acp => Box::new(acp::Acp::default()),

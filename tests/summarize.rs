@@ -99,7 +99,7 @@ fn assert_valid_tables(name: &str, md: &str) {
             assert!(!l.contains("\\|"), "{name}: a pipe escaped with a backslash: {l:?}");
             i += 1;
         }
-        assert!(lines.get(i).map_or(true, |l| l.is_empty()), "{name}: a table must end with a blank line");
+        assert!(lines.get(i).is_none_or(|l| l.is_empty()), "{name}: a table must end with a blank line");
         tables += 1;
     }
     assert!(tables > 0, "{name}: no table");

@@ -64,7 +64,7 @@ fn a_known_nonzero_exit_fails_a_completed_tool() {
     e.tool_started(shell("t1", "make"), ToolContext::default());
     e.tool_exit("t1", ExitSource::Structured, 2);
     e.tool_ended("t1", ToolStatus::Completed, None);
-    let last = e.drain().last().unwrap();
+    let last = e.drain().next_back().unwrap();
     assert_eq!(last.type_name(), "tool.failed");
     let Body::ToolEnded(t) = last.body else { panic!() };
     assert_eq!(t.output.unwrap().exit_code, Some(2));

@@ -187,9 +187,9 @@ fn payload<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>) -> Result<T, se
     }
 }
 
-fn body_from<'de>(
+fn body_from(
     type_name: &str,
-    raw: Option<&'de RawValue>,
+    raw: Option<&RawValue>,
     ok: Option<bool>,
     error: Option<ErrorInfo>,
     prompt: Option<String>,

@@ -124,11 +124,8 @@ fn strip_sequences(s: &str, from: usize) -> String {
     let mut out = String::with_capacity(s.len());
     // `s[copied..i]` is safe text not yet in `out`; `i` is always at a character boundary.
     let (mut copied, mut i) = (0, from);
-    loop {
-        match next_suspect::<false>(&b[i..]) {
-            Some(k) => i += k,
-            None => break,
-        }
+    while let Some(k) = next_suspect::<false>(&b[i..]) {
+        i += k;
         let c = b[i];
         if matches!(c, b'\n' | b'\t' | b'\r') {
             i += 1;

@@ -252,7 +252,7 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
         target,
         error: p.error.as_ref().map(bounded),
         // A denial's output is often its message again; saying it twice tells nothing more.
-        excerpt: out.excerpt.filter(|x| p.error.as_ref().map_or(true, |e| e.message.trim() != x.as_str())),
+        excerpt: out.excerpt.filter(|x| p.error.as_ref().is_none_or(|e| e.message.trim() != x.as_str())),
     };
     extend_bounded(&mut s.failing_tools, vec![line], limits::FAILING_TOOLS);
 }
