@@ -85,13 +85,23 @@ impl Scrubber {
         !control::json_is_clean(line.as_bytes()) || Detector::global().may_match(line)
     }
 
-    /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept).
-    /// Returns true when anything changed.
+    /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept),
+    /// and each `\r` between its tokens, white space to JSON but a carriage return to a
+    /// terminal, made a space. Returns true when anything changed.
     pub fn scrub_json_values(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
-        json::rewrite_values(line, out, |s| match self.scrub_str(s) {
+        let start = out.len();
+        let changed = json::rewrite_values(line, out, |s| match self.scrub_str(s) {
             Cow::Owned(new) => Some(new),
             Cow::Borrowed(_) => None,
-        })
+        });
+        // JSON allows no raw control character inside a string, so every `\r` is between
+        // tokens.
+        let written = &mut out[start..];
+        let returns = memchr::memchr(b'\r', written).is_some();
+        if returns {
+            written.iter_mut().filter(|b| **b == b'\r').for_each(|b| *b = b' ');
+        }
+        changed || returns
     }
 
     /// Redactions so far, by kind.

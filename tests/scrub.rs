@@ -190,6 +190,16 @@ fn clean_lines_come_back_byte_for_byte() {
 }
 
 #[test]
+fn a_carriage_return_between_json_tokens_becomes_a_space() {
+    // Found by fuzzing: JSON takes a raw `\r` between tokens for white space, so it went out
+    // as it was, and a terminal showing the line returned to its start there.
+    bin("scrub")
+        .write_stdin("{\"a\":\r\"x\"}\n{\"b\":\"sec\\ud800rets\",\r\"c\":1}\n")
+        .assert()
+        .stdout("{\"a\": \"x\"}\n{\"b\":\"sec\\ud800rets\", \"c\":1}\n");
+}
+
+#[test]
 fn a_line_that_is_not_an_event_is_scrubbed_kept_and_named() {
     bin("scrub")
         .write_stdin(format!("{EVENT}\nnot json: token=\x1b[1mq8ZtR2mXv9LpW4nK\n{{\"other\":\"x\"}}\n"))
