@@ -15,6 +15,9 @@ const CHUNK: usize = 64 * 1024;
 /// How much of an oversized line is kept as a sample.
 const SAMPLE: usize = 4096;
 
+/// U+FEFF in UTF-8: a byte order mark when it starts a stream.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// One input line, without its line terminator.
 #[derive(Debug)]
 pub enum Line<'a> {
@@ -145,8 +148,8 @@ impl<R: Read> LineReader<R> {
             end -= 1;
         }
         let mut begin = begin;
-        if std::mem::take(&mut self.first) && self.buf[begin..end].starts_with(b"\xef\xbb\xbf") {
-            begin += 3;
+        if std::mem::take(&mut self.first) && self.buf[begin..end].starts_with(BOM) {
+            begin += BOM.len();
         }
         Line::Text(decode(&self.buf[begin..end]))
     }

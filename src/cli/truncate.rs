@@ -10,7 +10,7 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
-use crate::io::{is_blank, read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Source, BOM, DEFAULT_MAX_LINE};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
 use crate::truncate::{FieldSet, TextTruncator, Truncator};
 
@@ -151,9 +151,6 @@ impl Command for Args {
         Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
     }
 }
-
-/// U+FEFF in UTF-8, a byte order mark at the start of a stream.
-const BOM: &[u8] = "\u{feff}".as_bytes();
 
 /// Bounds one JSONL line into `buf`; `Err` says why the line is not an event.
 fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {

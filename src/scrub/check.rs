@@ -70,10 +70,12 @@ pub fn is_placeholder(v: &str) -> bool {
     let lower = v.to_ascii_lowercase();
     let b = v.as_bytes();
     let letter_at = |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(u8::is_ascii_alphabetic);
+    // `word` is `mark` but for case (it was found in `lower`).
     let typed = |m: &str, at: usize| {
         let (word, mark, end) = (&b[at..at + m.len()], m.as_bytes(), at + m.len());
-        let capitalized = word[0].to_ascii_lowercase() == mark[0] && word[1..] == mark[1..];
-        let one_case = word == mark || word == m.to_ascii_uppercase().as_bytes() || capitalized;
+        let lower_or_capitalized = word[1..] == mark[1..];
+        let upper = word.iter().zip(mark).all(|(w, c)| *w == c.to_ascii_uppercase());
+        let one_case = lower_or_capitalized || upper;
         let starts_clear = !mark[0].is_ascii_alphabetic() || !letter_at(at.checked_sub(1));
         let ends_clear = !mark[mark.len() - 1].is_ascii_alphabetic() || !letter_at(Some(end));
         one_case && starts_clear && ends_clear
