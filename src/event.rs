@@ -963,4 +963,44 @@ mod tests {
         let back: ToolStarted = serde_json::from_str(&json).unwrap();
         assert_eq!(serde_json::to_string(&back).unwrap(), json);
     }
+
+    const ENVELOPE: &str = r#""schema":"minicode.output.v1","eventId":"e1","sessionId":"s1","turnId":1"#;
+    const DONE: &str = r#"{"toolCallId":"c1","name":"Bash","kind":"shell","output":{"stdout":"ok\n","exitCode":0}}"#;
+
+    fn read(line: &str) -> Result<Event, serde_json::Error> {
+        serde_json::from_str(line)
+    }
+
+    #[test]
+    fn a_payload_reads_the_same_before_or_after_its_type() {
+        let type_first = read(&format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{DONE}}}"#)).unwrap();
+        let payload_first = read(&format!(r#"{{{ENVELOPE},"payload":{DONE},"type":"tool.completed"}}"#)).unwrap();
+        assert_eq!(type_first, payload_first);
+        let Body::ToolEnded(t) = &type_first.body else { panic!("{type_first:?}") };
+        assert_eq!((t.outcome, t.output.as_ref().and_then(|o| o.stdout.as_deref())), (Outcome::Completed, Some("ok\n")));
+        // A type this version does not know keeps its payload and the fields after it.
+        let other = read(&format!(r#"{{{ENVELOPE},"type":"x.new","payload":{{"a":1}},"b":2}}"#)).unwrap();
+        let Body::Other(o) = &other.body else { panic!("{other:?}") };
+        assert_eq!((o.payload.get("a"), o.extra.get("b")), (Some(&Value::from(1)), Some(&Value::from(2))));
+    }
+
+    #[test]
+    fn a_second_type_must_agree_with_the_payload_read_under_the_first() {
+        let line = format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{DONE},"type":"tool.completed"}}"#);
+        assert!(read(&line).is_ok());
+        let line = format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{DONE},"type":"tool.failed"}}"#);
+        let error = read(&line).unwrap_err().to_string();
+        assert!(error.contains(r#""tool.failed" after a payload read as "tool.completed""#), "{error}");
+    }
+
+    #[test]
+    fn a_payload_that_does_not_fit_its_type_is_an_error_either_way() {
+        for line in [
+            format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{{"name":"Bash"}}}}"#),
+            format!(r#"{{{ENVELOPE},"payload":{{"name":"Bash"}},"type":"tool.completed"}}"#),
+        ] {
+            let error = read(&line).unwrap_err().to_string();
+            assert!(error.contains("toolCallId"), "{line}: {error}");
+        }
+    }
 }

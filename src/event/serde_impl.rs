@@ -115,7 +115,7 @@ struct Fields<'de> {
     status: Option<Status>,
     visibility: Option<Visibility>,
     raw_ref: Option<RawRef>,
-    payload: Option<&'de RawValue>,
+    payload: Option<Payload<'de>>,
     ok: Option<bool>,
     error: Option<ErrorInfo>,
     prompt: Option<String>,
@@ -140,7 +140,13 @@ impl<'de> Visitor<'de> for EventVisitor {
                     }
                 }
                 "eventId" => x.event_id = Some(map.next_value()?),
-                "type" => x.type_name = Some(map.next_value()?),
+                "type" => {
+                    let t = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    if matches!(x.payload, Some(Payload::Read(_))) && x.type_name.as_ref() != Some(&t) {
+                        return Err(de::Error::custom(format_args!("`type` {t:?} after a payload read as {:?}", x.type_name.unwrap_or_default())));
+                    }
+                    x.type_name = Some(t);
+                }
                 "timestamp" => x.timestamp = Some(map.next_value()?),
                 "sessionId" => x.session_id = Some(map.next_value()?),
                 "turnId" => x.turn_id = Some(map.next_value()?),
@@ -151,7 +157,9 @@ impl<'de> Visitor<'de> for EventVisitor {
                 "status" => x.status = map.next_value()?,
                 "visibility" => x.visibility = Some(map.next_value()?),
                 "rawRef" => x.raw_ref = Some(map.next_value()?),
-                "payload" => x.payload = Some(map.next_value()?),
+                // Read in place when the type is known by now (as `normalize` writes events),
+                // so the payload, usually most of the line, is scanned once.
+                "payload" => x.payload = Some(map.next_value_seed(PayloadSeed(x.type_name.as_deref()))?),
                 "ok" => x.ok = Some(map.next_value()?),
                 "error" => x.error = map.next_value()?,
                 "prompt" => x.prompt = map.next_value()?,
@@ -162,7 +170,11 @@ impl<'de> Visitor<'de> for EventVisitor {
             }
         }
         let type_name = x.type_name.ok_or_else(|| de::Error::missing_field("type"))?;
-        let body = body_from(&type_name, x.payload, x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?;
+        let body = match x.payload {
+            Some(Payload::Read(body)) => body,
+            Some(Payload::Later(raw)) => body_from(&type_name, Some(raw), x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?,
+            None => body_from(&type_name, None, x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?,
+        };
         Ok(Event {
             event_id: x.event_id.ok_or_else(|| de::Error::missing_field("eventId"))?,
             timestamp: x.timestamp.unwrap_or_default(),
@@ -180,11 +192,68 @@ impl<'de> Visitor<'de> for EventVisitor {
     }
 }
 
-fn payload<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>) -> Result<T, serde_json::Error> {
-    match raw {
-        Some(r) => serde_json::from_str(r.get()),
-        None => serde_json::from_str("{}"),
+/// A payload as read: in place as the body of the type named before it, or kept for later
+/// when no type came first, or the body needs fields that may follow it (`summary` and the
+/// types this version does not know).
+enum Payload<'de> {
+    Read(Body),
+    Later(&'de RawValue),
+}
+
+struct PayloadSeed<'a>(Option<&'a str>);
+
+impl<'de> de::DeserializeSeed<'de> for PayloadSeed<'_> {
+    type Value = Payload<'de>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Payload<'de>, D::Error> {
+        let Some(type_name) = self.0 else {
+            return <&RawValue>::deserialize(d).map(Payload::Later);
+        };
+        match typed_body(type_name, d)? {
+            Ok(body) => Ok(Payload::Read(body)),
+            Err(d) => <&RawValue>::deserialize(d).map(Payload::Later),
+        }
     }
+}
+
+/// The body of a type whose payload alone makes it; `Err` gives `d` back for `summary` and
+/// unknown types.
+fn typed_body<'de, D: Deserializer<'de>>(type_name: &str, d: D) -> Result<Result<Body, D>, D::Error> {
+    if let Some(suffix) = type_name.strip_prefix("tool.") {
+        if let Some(outcome) = Outcome::from_suffix(suffix) {
+            let mut t = ToolEnded::deserialize(d)?;
+            t.outcome = outcome;
+            return Ok(Ok(Body::ToolEnded(t)));
+        }
+    }
+    if let Some(suffix) = type_name.strip_prefix("turn.") {
+        if let Some(outcome) = Outcome::from_suffix(suffix) {
+            let mut t = TurnEnded::deserialize(d)?;
+            t.outcome = outcome;
+            return Ok(Ok(Body::TurnEnded(t)));
+        }
+    }
+    Ok(Ok(match type_name {
+        "session.started" => Body::SessionStarted(Deserialize::deserialize(d)?),
+        "turn.started" => Body::TurnStarted(Deserialize::deserialize(d)?),
+        "text" => Body::Text(Deserialize::deserialize(d)?),
+        "reasoning" => Body::Reasoning(Deserialize::deserialize(d)?),
+        "tool.started" => Body::ToolStarted(Deserialize::deserialize(d)?),
+        "tool.output" => Body::ToolOutput(Deserialize::deserialize(d)?),
+        "approval.requested" => Body::ApprovalRequested(Deserialize::deserialize(d)?),
+        "approval.settled" => Body::ApprovalSettled(Deserialize::deserialize(d)?),
+        "plan" => Body::Plan(Deserialize::deserialize(d)?),
+        "file.changed" => Body::FileChanged(Deserialize::deserialize(d)?),
+        "usage" => Body::Usage(Deserialize::deserialize(d)?),
+        "context.compacted" => Body::ContextCompacted(Deserialize::deserialize(d)?),
+        "warning" => Body::Warning(Deserialize::deserialize(d)?),
+        "raw" => Body::Raw(Deserialize::deserialize(d)?),
+        _ => return Ok(Err(d)),
+    }))
+}
+
+fn payload<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>) -> Result<T, serde_json::Error> {
+    serde_json::from_str(raw.map_or("{}", RawValue::get))
 }
 
 fn body_from(
@@ -195,35 +264,12 @@ fn body_from(
     prompt: Option<String>,
     extra: Map<String, Value>,
 ) -> Result<Body, serde_json::Error> {
-    if let Some(suffix) = type_name.strip_prefix("tool.") {
-        if let Some(outcome) = Outcome::from_suffix(suffix) {
-            let mut t: ToolEnded = payload(raw)?;
-            t.outcome = outcome;
-            return Ok(Body::ToolEnded(t));
-        }
-    }
-    if let Some(suffix) = type_name.strip_prefix("turn.") {
-        if let Some(outcome) = Outcome::from_suffix(suffix) {
-            let mut t: TurnEnded = payload(raw)?;
-            t.outcome = outcome;
-            return Ok(Body::TurnEnded(t));
-        }
+    let mut d = serde_json::Deserializer::from_str(raw.map_or("{}", RawValue::get));
+    if let Ok(body) = typed_body(type_name, &mut d)? {
+        d.end()?;
+        return Ok(body);
     }
     Ok(match type_name {
-        "session.started" => Body::SessionStarted(payload(raw)?),
-        "turn.started" => Body::TurnStarted(payload(raw)?),
-        "text" => Body::Text(payload(raw)?),
-        "reasoning" => Body::Reasoning(payload(raw)?),
-        "tool.started" => Body::ToolStarted(payload(raw)?),
-        "tool.output" => Body::ToolOutput(payload(raw)?),
-        "approval.requested" => Body::ApprovalRequested(payload(raw)?),
-        "approval.settled" => Body::ApprovalSettled(payload(raw)?),
-        "plan" => Body::Plan(payload(raw)?),
-        "file.changed" => Body::FileChanged(payload(raw)?),
-        "usage" => Body::Usage(payload(raw)?),
-        "context.compacted" => Body::ContextCompacted(payload(raw)?),
-        "warning" => Body::Warning(payload(raw)?),
-        "raw" => Body::Raw(payload(raw)?),
         "summary" => Body::Summary(Box::new(Summary {
             ok: ok.unwrap_or(false),
             error,
