@@ -11,18 +11,19 @@ use std::borrow::Cow;
 /// sees everything a scan of its strings would. One pass: this is the check every written
 /// or read line gets, and almost every line passes it.
 pub fn json_is_clean(b: &[u8]) -> bool {
-    let mut i = 0;
-    while let Some(k) = next_suspect::<true>(&b[i..]) {
-        i += k;
+    // Bytes before `next` belong to an escape already looked at.
+    let mut next = 0;
+    for i in Suspects::<true>::new(b, 0) {
+        if i < next {
+            continue;
+        }
         if b[i] == b'\\' {
             if !matches!(b.get(i + 1), Some(b'n' | b't' | b'"' | b'\\')) {
                 return false;
             }
-            i += 2;
+            next = i + 2;
         } else if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
             return false;
-        } else {
-            i += 1;
         }
     }
     true
@@ -32,18 +33,10 @@ pub fn json_is_clean(b: &[u8]) -> bool {
 /// a byte below 0x20, DEL, or starts with 0xc2 (C1 controls), 0xe2 (bidi controls) or 0xef
 /// (U+FEFF); only those bytes need a closer look.
 fn first_unsafe(b: &[u8]) -> Option<usize> {
-    let mut i = 0;
-    while let Some(k) = next_suspect::<false>(&b[i..]) {
-        i += k;
-        if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
-            return Some(i);
-        }
-        i += 1;
-    }
-    None
+    Suspects::<false>::new(b, 0).find(|&i| !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some())
 }
 
-/// At a suspect byte `b[i]` (see [`SUSPECT`]) that is not `\n` or `\t`: the length of the
+/// At a suspect byte `b[i]` (see [`Suspects`]) that is not `\n` or `\t`: the length of the
 /// unsafe character starting there, or `None` when the character is safe.
 fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
@@ -54,59 +47,60 @@ fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The index of the first byte of `b` that may begin an unsafe character, or with
-/// `BACKSLASH` also the first `\\`. Eight bytes at a time are skipped when word arithmetic
-/// shows them printable ASCII (no byte below 0x20, at or above 0x7f) and free of `\\`, or
-/// when a table shows none of them suspect.
-fn next_suspect<const BACKSLASH: bool>(b: &[u8]) -> Option<usize> {
-    const LOW: u64 = 0x2020_2020_2020_2020;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const SLASHES: u64 = 0x5c5c_5c5c_5c5c_5c5c;
-    let table = if BACKSLASH { &SUSPECT_OR_ESCAPE } else { &SUSPECT };
-    let mut i = 0;
-    while i + 8 <= b.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&b[i..i + 8]);
-        let w = u64::from_le_bytes(word);
-        // A byte below 0x20 borrows in `w - LOW`; a byte >= 0x80 has its top bit; 0x7f
-        // becomes 0x80 in `w + ONES`; a `\\` is a zero byte of `w ^ SLASHES`, which borrows.
-        let mut flags = w.wrapping_sub(LOW) | w | w.wrapping_add(ONES);
-        if BACKSLASH {
-            let x = w ^ SLASHES;
-            flags |= x.wrapping_sub(ONES) & !x;
-        }
-        if flags & HIGH != 0 {
-            if let Some(k) = b[i..i + 8].iter().position(|&c| table[c as usize]) {
-                return Some(i + k);
-            }
-        }
-        i += 8;
-    }
-    b[i..].iter().position(|&c| table[c as usize]).map(|k| i + k)
+/// The indices, in order, of the bytes of `b` that may begin an unsafe character (below
+/// 0x20, DEL, 0xc2, 0xe2, 0xef), with `BACKSLASH` also of every `\\`. Sixteen bytes are
+/// classified at once, and each chunk once however many suspects it holds.
+struct Suspects<'a, const BACKSLASH: bool> {
+    b: &'a [u8],
+    /// Where the chunk of `mask` starts, and the next one.
+    base: usize,
+    next: usize,
+    /// The suspects of the chunk at `base` not yet given, bit `k` for `b[base + k]`.
+    mask: u32,
 }
 
-/// Bytes that may begin an unsafe character (see [`clean`]).
-static SUSPECT: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut c = 0;
-    while c < 0x20 {
-        t[c] = true;
-        c += 1;
+impl<'a, const BACKSLASH: bool> Suspects<'a, BACKSLASH> {
+    fn new(b: &'a [u8], from: usize) -> Self {
+        Suspects { b, base: from, next: from, mask: 0 }
     }
-    t[0x7f] = true;
-    t[0xc2] = true;
-    t[0xe2] = true;
-    t[0xef] = true;
-    t
-};
+}
 
-/// [`SUSPECT`] and `\\`.
-static SUSPECT_OR_ESCAPE: [bool; 256] = {
-    let mut t = SUSPECT;
-    t[b'\\' as usize] = true;
-    t
-};
+impl<const BACKSLASH: bool> Iterator for Suspects<'_, BACKSLASH> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            let rest = self.b.get(self.next..).filter(|r| !r.is_empty())?;
+            let chunk = match rest.first_chunk::<16>() {
+                Some(c) => *c,
+                None => {
+                    // Spaces are not suspect, so they pad the tail to a whole chunk.
+                    let mut c = [b' '; 16];
+                    c[..rest.len()].copy_from_slice(rest);
+                    c
+                }
+            };
+            self.mask = suspect_mask::<BACKSLASH>(chunk);
+            self.base = self.next;
+            self.next += 16;
+        }
+        let k = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + k)
+    }
+}
+
+/// Bit `k` is set when `chunk[k]` is a suspect byte (see [`Suspects`]).
+fn suspect_mask<const BACKSLASH: bool>(chunk: [u8; 16]) -> u32 {
+    use wide::u8x16;
+    let v = u8x16::new(chunk);
+    let is = |c: u8| v.cmp_eq(u8x16::splat(c));
+    let mut m = v.min(u8x16::splat(0x1f)).cmp_eq(v) | is(0x7f) | is(0xc2) | is(0xe2) | is(0xef);
+    if BACKSLASH {
+        m |= is(b'\\');
+    }
+    m.move_mask() as u32
+}
 
 /// Removes control sequences and bytes; see the module docs.
 pub fn clean(s: &str) -> Cow<'_, str> {
@@ -124,8 +118,11 @@ fn strip_sequences(s: &str, from: usize) -> String {
     let mut out = String::with_capacity(s.len());
     // `s[copied..i]` is safe text not yet in `out`; `i` is always at a character boundary.
     let (mut copied, mut i) = (0, from);
-    while let Some(k) = next_suspect::<false>(&b[i..]) {
-        i += k;
+    for k in Suspects::<false>::new(b, from) {
+        if k < i {
+            continue;
+        }
+        i = k;
         let c = b[i];
         if matches!(c, b'\n' | b'\t' | b'\r') {
             i += 1;
@@ -375,6 +372,31 @@ mod tests {
             for s in [raw.clone(), serde_json::to_string(&raw).expect("a string serializes")] {
                 let two = reference::has_only_plain_escapes(&s) && super::first_unsafe(s.as_bytes()).is_none();
                 prop_assert_eq!(super::json_is_clean(s.as_bytes()), two, "{:?}", s);
+            }
+        }
+
+        #[test]
+        fn suspects_are_the_suspect_bytes_in_order(b in prop::collection::vec(prop_oneof![Just(b'a'), Just(b'\\'), Just(0x1b), any::<u8>()], 0..70), from in 0usize..80) {
+            let from = from.min(b.len());
+            let want = |backslash: bool| (from..b.len()).filter(|&i| is_suspect(b[i]) || (backslash && b[i] == b'\\')).collect::<Vec<_>>();
+            prop_assert_eq!(super::Suspects::<false>::new(&b, from).collect::<Vec<_>>(), want(false));
+            prop_assert_eq!(super::Suspects::<true>::new(&b, from).collect::<Vec<_>>(), want(true));
+        }
+    }
+
+    fn is_suspect(c: u8) -> bool {
+        c < 0x20 || matches!(c, 0x7f | 0xc2 | 0xe2 | 0xef)
+    }
+
+    #[test]
+    fn every_byte_is_classified_in_every_lane() {
+        for c in 0..=255u8 {
+            for lane in 0..16 {
+                let mut chunk = [b'a'; 16];
+                chunk[lane] = c;
+                let want = |suspect: bool| u32::from(suspect) << lane;
+                assert_eq!(super::suspect_mask::<false>(chunk), want(is_suspect(c)), "{c:#x} in lane {lane}");
+                assert_eq!(super::suspect_mask::<true>(chunk), want(is_suspect(c) || c == b'\\'), "{c:#x} in lane {lane}");
             }
         }
     }
