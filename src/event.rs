@@ -965,7 +965,7 @@ mod tests {
     }
 
     const ENVELOPE: &str = r#""schema":"minicode.output.v1","eventId":"e1","sessionId":"s1","turnId":1"#;
-    const DONE: &str = r#"{"toolCallId":"c1","name":"Bash","kind":"shell","output":{"stdout":"ok\n","exitCode":0}}"#;
+    const DONE: &str = r#"{"toolCallId":"c1","name":"Bash","kind":"shell","output":{"stdout":"ok\n","exit_code":0}}"#;
 
     fn read(line: &str) -> Result<Event, serde_json::Error> {
         serde_json::from_str(line)
