@@ -40,6 +40,7 @@ pub mod io;
 pub mod pipeline;
 pub mod projection;
 pub mod provider;
+mod scan;
 pub mod cli;
 pub mod scrub;
 pub mod summarize;

@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use crate::scan::{self, eq, u8x16};
+
 /// True when the JSON text `b` spells no unsafe character, raw or escaped: every escape is
 /// `\n`, `\t`, `\"` or `\\` and no raw character is unsafe. Each decoded string then also
 /// holds the same printable ASCII runs as the raw text, so a keyword scan of the raw line
@@ -13,7 +15,7 @@ use std::borrow::Cow;
 pub fn json_is_clean(b: &[u8]) -> bool {
     // Bytes before `next` belong to an escape already looked at.
     let mut next = 0;
-    for i in Suspects::<true>::new(b, 0) {
+    for i in suspects::<true>(b, 0) {
         if i < next {
             continue;
         }
@@ -33,10 +35,10 @@ pub fn json_is_clean(b: &[u8]) -> bool {
 /// a byte below 0x20, DEL, or starts with 0xc2 (C1 controls), 0xe2 (bidi controls) or 0xef
 /// (U+FEFF); only those bytes need a closer look.
 fn first_unsafe(b: &[u8]) -> Option<usize> {
-    Suspects::<false>::new(b, 0).find(|&i| !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some())
+    suspects::<false>(b, 0).find(|&i| !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some())
 }
 
-/// At a suspect byte `b[i]` (see [`Suspects`]) that is not `\n` or `\t`: the length of the
+/// At a suspect byte `b[i]` (see [`suspects`]) that is not `\n` or `\t`: the length of the
 /// unsafe character starting there, or `None` when the character is safe.
 fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
@@ -47,59 +49,19 @@ fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     }
 }
 
-/// The indices, in order, of the bytes of `b` that may begin an unsafe character (below
-/// 0x20, DEL, 0xc2, 0xe2, 0xef), with `BACKSLASH` also of every `\\`. Sixteen bytes are
-/// classified at once, and each chunk once however many suspects it holds.
-struct Suspects<'a, const BACKSLASH: bool> {
-    b: &'a [u8],
-    /// Where the chunk of `mask` starts, and the next one.
-    base: usize,
-    next: usize,
-    /// The suspects of the chunk at `base` not yet given, bit `k` for `b[base + k]`.
-    mask: u32,
+/// The indices, in order, of the bytes of `b` (from `from` on) that may begin an unsafe
+/// character: below 0x20, DEL, 0xc2, 0xe2, 0xef; with `BACKSLASH` also every `\\`.
+fn suspects<const BACKSLASH: bool>(b: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
+    scan::Positions::new(b, from, suspect_mask::<BACKSLASH>)
 }
 
-impl<'a, const BACKSLASH: bool> Suspects<'a, BACKSLASH> {
-    fn new(b: &'a [u8], from: usize) -> Self {
-        Suspects { b, base: from, next: from, mask: 0 }
-    }
-}
-
-impl<const BACKSLASH: bool> Iterator for Suspects<'_, BACKSLASH> {
-    type Item = usize;
-
-    fn next(&mut self) -> Option<usize> {
-        while self.mask == 0 {
-            let rest = self.b.get(self.next..).filter(|r| !r.is_empty())?;
-            let chunk = match rest.first_chunk::<16>() {
-                Some(c) => *c,
-                None => {
-                    // Spaces are not suspect, so they pad the tail to a whole chunk.
-                    let mut c = [b' '; 16];
-                    c[..rest.len()].copy_from_slice(rest);
-                    c
-                }
-            };
-            self.mask = suspect_mask::<BACKSLASH>(chunk);
-            self.base = self.next;
-            self.next += 16;
-        }
-        let k = self.mask.trailing_zeros() as usize;
-        self.mask &= self.mask - 1;
-        Some(self.base + k)
-    }
-}
-
-/// Bit `k` is set when `chunk[k]` is a suspect byte (see [`Suspects`]).
-fn suspect_mask<const BACKSLASH: bool>(chunk: [u8; 16]) -> u32 {
-    use wide::u8x16;
-    let v = u8x16::new(chunk);
-    let is = |c: u8| v.cmp_eq(u8x16::splat(c));
-    let mut m = v.min(u8x16::splat(0x1f)).cmp_eq(v) | is(0x7f) | is(0xc2) | is(0xe2) | is(0xef);
+/// Bit `k` is set when byte `k` of `v` is one [`suspects`] gives.
+fn suspect_mask<const BACKSLASH: bool>(v: u8x16) -> u32 {
+    let mut m = v.min(u8x16::splat(0x1f)).cmp_eq(v) | eq(v, 0x7f) | eq(v, 0xc2) | eq(v, 0xe2) | eq(v, 0xef);
     if BACKSLASH {
-        m |= is(b'\\');
+        m |= eq(v, b'\\');
     }
-    m.move_mask() as u32
+    scan::mask(m)
 }
 
 /// Removes control sequences and bytes; see the module docs.
@@ -118,7 +80,7 @@ fn strip_sequences(s: &str, from: usize) -> String {
     let mut out = String::with_capacity(s.len());
     // `s[copied..i]` is safe text not yet in `out`; `i` is always at a character boundary.
     let (mut copied, mut i) = (0, from);
-    for k in Suspects::<false>::new(b, from) {
+    for k in suspects::<false>(b, from) {
         if k < i {
             continue;
         }
@@ -379,8 +341,8 @@ mod tests {
         fn suspects_are_the_suspect_bytes_in_order(b in prop::collection::vec(prop_oneof![Just(b'a'), Just(b'\\'), Just(0x1b), any::<u8>()], 0..70), from in 0usize..80) {
             let from = from.min(b.len());
             let want = |backslash: bool| (from..b.len()).filter(|&i| is_suspect(b[i]) || (backslash && b[i] == b'\\')).collect::<Vec<_>>();
-            prop_assert_eq!(super::Suspects::<false>::new(&b, from).collect::<Vec<_>>(), want(false));
-            prop_assert_eq!(super::Suspects::<true>::new(&b, from).collect::<Vec<_>>(), want(true));
+            prop_assert_eq!(super::suspects::<false>(&b, from).collect::<Vec<_>>(), want(false));
+            prop_assert_eq!(super::suspects::<true>(&b, from).collect::<Vec<_>>(), want(true));
         }
     }
 
@@ -395,8 +357,8 @@ mod tests {
                 let mut chunk = [b'a'; 16];
                 chunk[lane] = c;
                 let want = |suspect: bool| u32::from(suspect) << lane;
-                assert_eq!(super::suspect_mask::<false>(chunk), want(is_suspect(c)), "{c:#x} in lane {lane}");
-                assert_eq!(super::suspect_mask::<true>(chunk), want(is_suspect(c) || c == b'\\'), "{c:#x} in lane {lane}");
+                assert_eq!(super::suspect_mask::<false>(wide::u8x16::new(chunk)), want(is_suspect(c)), "{c:#x} in lane {lane}");
+                assert_eq!(super::suspect_mask::<true>(wide::u8x16::new(chunk)), want(is_suspect(c) || c == b'\\'), "{c:#x} in lane {lane}");
             }
         }
     }

@@ -15,6 +15,7 @@ use super::clip::clip_tail;
 use super::collect::{OutputFacts, Summarizer};
 use super::model::limits;
 use crate::event::*;
+use crate::scan::{self, Positions};
 
 impl Summarizer {
     /// Takes one line of canonical JSONL into account; `Err` says why it is not an event.
@@ -388,10 +389,14 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
 fn unescaped_len(raw: &str) -> Option<(u64, bool)> {
     let body = raw.as_bytes().strip_prefix(b"\"")?.strip_suffix(b"\"")?;
     let hex = |at: usize| body.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
+    // `len` counts `body[..i]` unescaped; backslashes before `i` were inside an escape.
     let (mut len, mut i, mut unicode) = (0u64, 0usize, false);
-    while let Some(j) = memchr::memchr(b'\\', &body[i..]) {
-        len += j as u64;
-        i += j;
+    for j in Positions::new(body, 0, |v| scan::mask(scan::eq(v, b'\\'))) {
+        if j < i {
+            continue;
+        }
+        len += (j - i) as u64;
+        i = j;
         if body.get(i + 1) != Some(&b'u') {
             len += 1;
             i += 2;
