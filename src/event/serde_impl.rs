@@ -142,6 +142,8 @@ impl<'de> Visitor<'de> for EventVisitor {
                 "eventId" => x.event_id = Some(map.next_value()?),
                 "type" => {
                     let t = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    // A payload already read as the body of the earlier type is not kept to
+                    // be read again as another.
                     if matches!(x.payload, Some(Payload::Read(_))) && x.type_name.as_ref() != Some(&t) {
                         return Err(de::Error::custom(format_args!("`type` {t:?} after a payload read as {:?}", x.type_name.unwrap_or_default())));
                     }

@@ -57,6 +57,7 @@ fn suspects<const BACKSLASH: bool>(b: &[u8], from: usize) -> impl Iterator<Item 
 
 /// Bit `k` is set when byte `k` of `v` is one [`suspects`] gives.
 fn suspect_mask<const BACKSLASH: bool>(v: u8x16) -> u32 {
+    // A byte below 0x20 is the one that `min(v, 0x1f)` leaves as it is.
     let mut m = v.min(u8x16::splat(0x1f)).cmp_eq(v) | eq(v, 0x7f) | eq(v, 0xc2) | eq(v, 0xe2) | eq(v, 0xef);
     if BACKSLASH {
         m |= eq(v, b'\\');
