@@ -985,6 +985,21 @@ mod tests {
     }
 
     #[test]
+    fn a_summary_takes_its_ok_from_after_its_payload() {
+        let figures = r#"{"turns":0,"tools":{"total":0,"completed":0,"failed":0,"denied":0,"cancelled":0,"timeout":0,"interrupted":0},"input":{"lines":1,"events":0,"raw":0,"unknownTypes":0,"oversized":0,"redactions":{}}}"#;
+        let summary = read(&format!(r#"{{{ENVELOPE},"type":"summary","payload":{figures},"ok":true}}"#)).unwrap();
+        assert!(matches!(&summary.body, Body::Summary(s) if s.ok), "{summary:?}");
+    }
+
+    #[test]
+    fn of_two_payloads_that_fit_the_last_counts() {
+        let first = DONE.replace("Bash", "Read");
+        let line = format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{first},"payload":{DONE}}}"#);
+        let ev = read(&line).unwrap();
+        assert!(matches!(&ev.body, Body::ToolEnded(t) if t.name == "Bash"), "{ev:?}");
+    }
+
+    #[test]
     fn a_second_type_must_agree_with_the_payload_read_under_the_first() {
         let line = format!(r#"{{{ENVELOPE},"type":"tool.completed","payload":{DONE},"type":"tool.completed"}}"#);
         assert!(read(&line).is_ok());

@@ -144,8 +144,10 @@ impl<'de> Visitor<'de> for EventVisitor {
                     let t = map.next_value::<std::borrow::Cow<'de, str>>()?;
                     // A payload already read as the body of the earlier type is not kept to
                     // be read again as another.
-                    if matches!(x.payload, Some(Payload::Read(_))) && x.type_name.as_ref() != Some(&t) {
-                        return Err(de::Error::custom(format_args!("`type` {t:?} after a payload read as {:?}", x.type_name.unwrap_or_default())));
+                    if let (Some(Payload::Read(_)), Some(first)) = (&x.payload, &x.type_name) {
+                        if *first != t {
+                            return Err(de::Error::custom(format_args!("`type` {t:?} after a payload read as {first:?}")));
+                        }
                     }
                     x.type_name = Some(t);
                 }
@@ -254,10 +256,6 @@ fn typed_body<'de, D: Deserializer<'de>>(type_name: &str, d: D) -> Result<Result
     }))
 }
 
-fn payload<'de, T: Deserialize<'de>>(raw: Option<&'de RawValue>) -> Result<T, serde_json::Error> {
-    serde_json::from_str(raw.map_or("{}", RawValue::get))
-}
-
 fn body_from(
     type_name: &str,
     raw: Option<&RawValue>,
@@ -267,17 +265,13 @@ fn body_from(
     extra: Map<String, Value>,
 ) -> Result<Body, serde_json::Error> {
     let mut d = serde_json::Deserializer::from_str(raw.map_or("{}", RawValue::get));
-    if let Ok(body) = typed_body(type_name, &mut d)? {
-        d.end()?;
-        return Ok(body);
-    }
-    Ok(match type_name {
-        "summary" => Body::Summary(Box::new(Summary {
-            ok: ok.unwrap_or(false),
-            error,
-            prompt,
-            figures: payload(raw)?,
-        })),
-        _ => Body::Other(Other { type_name: type_name.to_owned(), payload: payload(raw)?, extra }),
-    })
+    let body = match typed_body(type_name, &mut d)? {
+        Ok(body) => body,
+        Err(d) if type_name == "summary" => {
+            Body::Summary(Box::new(Summary { ok: ok.unwrap_or(false), error, prompt, figures: Deserialize::deserialize(d)? }))
+        }
+        Err(d) => Body::Other(Other { type_name: type_name.to_owned(), payload: Deserialize::deserialize(d)?, extra }),
+    };
+    d.end()?;
+    Ok(body)
 }

@@ -340,7 +340,6 @@ mod tests {
 
         #[test]
         fn suspects_are_the_suspect_bytes_in_order(b in prop::collection::vec(prop_oneof![Just(b'a'), Just(b'\\'), Just(0x1b), any::<u8>()], 0..70), from in 0usize..80) {
-            let from = from.min(b.len());
             let want = |backslash: bool| (from..b.len()).filter(|&i| is_suspect(b[i]) || (backslash && b[i] == b'\\')).collect::<Vec<_>>();
             prop_assert_eq!(super::suspects::<false>(&b, from).collect::<Vec<_>>(), want(false));
             prop_assert_eq!(super::suspects::<true>(&b, from).collect::<Vec<_>>(), want(true));
