@@ -189,8 +189,17 @@ impl Sse {
     fn write(&mut self, out: &mut dyn Write, origin: Origin<'_>, body: Frame<'_>) -> io::Result<()> {
         let session = origin.session;
         let id_session = one_line(session);
-        let seq = self.seq.entry(id_session.to_string()).or_insert(0);
-        *seq += 1;
+        // Looked up before inserting, so only a session's first frame copies its id.
+        let seq = match self.seq.get_mut(&*id_session) {
+            Some(n) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.seq.insert(id_session.to_string(), 1);
+                1
+            }
+        };
         let id = format!("{id_session}-{seq}");
         if self.skipping {
             self.skipping = self.after.as_deref() != Some(id.as_str());
