@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub use summary::{InputHealth, Summary, SummaryFigures, SessionFigures, ToolCounts, UsageTotals};
+pub(crate) use serde_impl::Str;
 
 /// The schema name every event carries.
 pub const SCHEMA: &str = "minicode.output.v1";

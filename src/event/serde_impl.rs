@@ -2,6 +2,7 @@
 //! the top-level `ok`/`status`/`error`/`prompt`. Written by hand so that unknown types and
 //! unknown top-level fields survive a read and a write unchanged.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{self, MapAccess, Visitor};
@@ -81,9 +82,45 @@ impl Serialize for VisibilityNames {
 
 impl<'de> Deserialize<'de> for Visibility {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let names = Vec::<std::borrow::Cow<'de, str>>::deserialize(d)?;
-        // Unknown projection names are ignored, as consumers ignore what they do not know.
-        Ok(names.iter().filter_map(|n| Visibility::from_name(n)).fold(Visibility::default(), Visibility::union))
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Visibility;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of projection names")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Visibility, A::Error> {
+                let mut v = Visibility::default();
+                // Unknown projection names are ignored, as consumers ignore what they do not know.
+                while let Some(Str(name)) = seq.next_element::<Str>()? {
+                    v = Visibility::from_name(&name).map_or(v, |n| v.union(n));
+                }
+                Ok(v)
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// A string borrowed from the input when it has no escapes: serde's own `Cow<str>` always
+/// copies, and the keys and tags of every line are read this way.
+pub(crate) struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de> Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Str<'de>, E> {
+                Ok(Str(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -104,7 +141,7 @@ struct EventVisitor;
 #[derive(Default)]
 struct Fields<'de> {
     event_id: Option<String>,
-    type_name: Option<std::borrow::Cow<'de, str>>,
+    type_name: Option<Cow<'de, str>>,
     timestamp: Option<String>,
     session_id: Option<String>,
     turn_id: Option<u64>,
@@ -131,17 +168,17 @@ impl<'de> Visitor<'de> for EventVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
         let mut x = Fields::default();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+        while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
             match key.as_ref() {
                 "schema" => {
-                    let s = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    let Str(s) = map.next_value()?;
                     if s != SCHEMA {
                         return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
                     }
                 }
                 "eventId" => x.event_id = Some(map.next_value()?),
                 "type" => {
-                    let t = map.next_value::<std::borrow::Cow<'de, str>>()?;
+                    let Str(t) = map.next_value()?;
                     // A payload already read as the body of the earlier type is not kept to
                     // be read again as another.
                     if let (Some(Payload::Read(_)), Some(first)) = (&x.payload, &x.type_name) {

@@ -192,7 +192,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 "source" => env.source = map.next_value()?,
                 "severity" => env.severity = map.next_value()?,
                 "status" => env.status = map.next_value()?,
-                "visibility" => env.visibility = map.next_value::<Names>()?.0,
+                "visibility" => env.visibility = map.next_value()?,
                 "rawRef" => env.raw_ref = map.next_value()?,
                 "ok" => drop(map.next_value::<bool>()?),
                 "error" => drop(map.next_value::<Option<ErrorInfo>>()?),
@@ -215,51 +215,6 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
 
 fn seen_twice(key: &str, type_name: &Option<Cow<str>>, payload: &Option<Payload>) -> bool {
     if key == "type" { type_name.is_some() } else { payload.is_some() }
-}
-
-/// A string borrowed from the line when it has no escapes (serde's own `Cow` always copies).
-struct Str<'a>(Cow<'a, str>);
-
-impl<'de> Deserialize<'de> for Str<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Str<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
-                Ok(Str(Cow::Borrowed(s)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Str<'de>, E> {
-                Ok(Str(Cow::Owned(s.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// `visibility`, read as [`Visibility`] reads it (unknown names ignored) without a `Vec`.
-struct Names(Visibility);
-
-impl<'de> Deserialize<'de> for Names {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Names;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of projection names")
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Names, A::Error> {
-                let mut v = Visibility::default();
-                while let Some(Str(name)) = seq.next_element::<Str>()? {
-                    v = Visibility::from_name(&name).map_or(v, |n| v.union(n));
-                }
-                Ok(Names(v))
-            }
-        }
-        d.deserialize_seq(V)
-    }
 }
 
 #[derive(Deserialize)]
