@@ -30,16 +30,7 @@ impl<C: Fn(u8x16) -> u32> Iterator for Positions<'_, C> {
 
     fn next(&mut self) -> Option<usize> {
         while self.mask == 0 {
-            let rest = self.b.get(self.next..).filter(|r| !r.is_empty())?;
-            let chunk = match rest.first_chunk::<16>() {
-                Some(c) => *c,
-                None => {
-                    let mut c = [b' '; 16];
-                    c[..rest.len()].copy_from_slice(rest);
-                    c
-                }
-            };
-            self.mask = (self.classify)(u8x16::new(chunk));
+            self.mask = (self.classify)(chunk_at(self.b, self.next)?);
             self.base = self.next;
             self.next += 16;
         }
@@ -47,6 +38,21 @@ impl<C: Fn(u8x16) -> u32> Iterator for Positions<'_, C> {
         self.mask &= self.mask - 1;
         Some(self.base + k)
     }
+}
+
+/// The sixteen bytes of `b` from `at`, padded with spaces past its end; `None` from the end.
+pub(crate) fn chunk_at(b: &[u8], at: usize) -> Option<u8x16> {
+    let rest = b.get(at..)?;
+    // Returned from here, the whole chunk is one load rather than a call to `memcpy`.
+    if let Some(c) = rest.first_chunk::<16>() {
+        return Some(u8x16::new(*c));
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut c = [b' '; 16];
+    c[..rest.len()].copy_from_slice(rest);
+    Some(u8x16::new(c))
 }
 
 /// The bytes of `v` equal to `c`, as lanes of all ones.
