@@ -8,6 +8,7 @@
 #[cfg(feature = "schema")]
 pub mod schema;
 mod serde_impl;
+mod skim;
 mod summary;
 
 use serde::{Deserialize, Serialize};
@@ -848,6 +849,37 @@ impl Event {
     /// The `type` string.
     pub fn type_name(&self) -> &str {
         self.body.type_name()
+    }
+
+    /// Reads one event from a line of JSON, as [`Deserialize`] does; without `tool_output`,
+    /// its tool output (`tool.output` deltas, a call's stdout and stderr) is left empty, and
+    /// cut out of the line before it is parsed when that is safe: it is most of a run's bytes,
+    /// which a reader that never shows them need not read.
+    pub fn from_json(line: &str, tool_output: bool) -> serde_json::Result<Event> {
+        if tool_output {
+            return serde_json::from_str(line);
+        }
+        let cut = skim::tool_output(line.as_bytes()).and_then(|spans| {
+            let mut rest = String::with_capacity(line.len());
+            let mut from = 0;
+            for span in spans {
+                rest.push_str(&line[from..span.start]);
+                from = span.end;
+            }
+            rest.push_str(&line[from..]);
+            // An error is reported as the whole line gives it.
+            serde_json::from_str::<Event>(&rest).ok()
+        });
+        let mut event = match cut {
+            Some(event) => event,
+            None => serde_json::from_str::<Event>(line)?,
+        };
+        event.for_each_text_mut(|field, s| {
+            if field == TextField::ToolOutput {
+                s.clear();
+            }
+        });
+        Ok(event)
     }
 
     /// Calls `f` on every string value of the event that carries content (payload strings and

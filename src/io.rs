@@ -8,6 +8,8 @@ use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
+use crate::event::Event;
+
 /// The default `--max-line-bytes`: 64 MiB.
 pub const DEFAULT_MAX_LINE: usize = 64 * 1024 * 1024;
 
@@ -441,7 +443,7 @@ impl<W: Write> LineWriter<W> {
 #[derive(Debug)]
 pub enum EventLine<'a> {
     /// A canonical event.
-    Event(crate::event::Event),
+    Event(Event),
     /// A line that is not one (not JSON, not an event, or over the line limit), with why.
     Bad {
         /// The line as read (lossily decoded; only the start of an oversized line).
@@ -451,22 +453,30 @@ pub enum EventLine<'a> {
     },
 }
 
-/// Reads canonical JSONL from `sources` in order, calling `on` for every non-blank line
-/// with its 1-based number (counted across sources). With `clean`, control bytes are
-/// removed from every string value first (ids and names too), for output meant for people.
-/// `output` is flushed whenever the next read could block, so filters built on this stay
-/// live in a pipe.
+/// How [`read_events`] reads each line.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading {
+    /// Remove control bytes from every string value first (ids and names too), for output
+    /// meant for people.
+    pub clean: bool,
+    /// Keep tool output; without it, it is checked but left empty (see [`Event::from_json`]).
+    pub tool_output: bool,
+}
+
+/// Reads canonical JSONL from `sources` in order, as `how` says, calling `on` for every
+/// non-blank line with its 1-based number (counted across sources). `output` is flushed
+/// whenever the next read could block, so filters built on this stay live in a pipe.
 pub fn read_events<W: Write>(
     sources: &[Source],
     max_line: usize,
-    clean: bool,
+    how: Reading,
     output: &mut LineWriter<W>,
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
             Line::Text(t) if is_blank(&t) => return Ok(()),
-            Line::Text(t) => match serde_json::from_str(&if clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }) {
+            Line::Text(t) => match Event::from_json(&if how.clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }, how.tool_output) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },

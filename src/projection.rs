@@ -60,8 +60,8 @@ pub trait Projection {
     }
 
     /// False when no event's tool output (`tool.output` deltas, a call's stdout and stderr)
-    /// can reach the output: the caller may then empty it instead of scrubbing it, and most
-    /// of a run's bytes are tool output.
+    /// can reach the output: the caller may then leave it out of the events it reads
+    /// instead of copying and scrubbing it, and most of a run's bytes are tool output.
     fn shows_tool_output(&self) -> bool {
         true
     }

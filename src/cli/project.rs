@@ -7,8 +7,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::event::TextField;
-use crate::io::{read_events, EventLine, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{read_events, EventLine, LineWriter, Reading, Source, DEFAULT_MAX_LINE};
 use crate::projection::{Mode, Options};
 use crate::scrub::Scrubber;
 
@@ -76,22 +75,15 @@ impl Command for Args {
         // `jsonl` must re-serialize events byte for byte; every other mode shows content,
         // so it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
-        let shows_tool_output = projection.shows_tool_output();
+        let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
         let mut scrubber = Scrubber::new();
         let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
         if projection.begin(out.line_buf())?.is_continue() {
-            let read = read_events(sources, DEFAULT_MAX_LINE, scrub, &mut out, |n, line, out| {
+            let read = read_events(sources, DEFAULT_MAX_LINE, how, &mut out, |n, line, out| {
                 match line {
                     EventLine::Event(mut ev) => {
-                        if !shows_tool_output {
-                            ev.for_each_text_mut(|field, s| {
-                                if field == TextField::ToolOutput {
-                                    s.clear();
-                                }
-                            });
-                        }
                         if scrub {
                             scrubber.scrub_event(&mut ev);
                         }

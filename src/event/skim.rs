@@ -1,0 +1,261 @@
+//! Tool output found in an event's JSON text before it is parsed, so a reader that never
+//! shows it can cut it out of the line. Most of a run's bytes are tool output, dense with
+//! `\n` escapes, and serde_json reads a string escape by escape; this walk looks at sixteen
+//! bytes at a time, stopping inside strings only at quotes and backslashes.
+
+use std::ops::Range;
+
+use super::Outcome;
+use crate::scan::{self, eq, u8x16};
+
+/// The insides of the tool output strings of the event `line`: `payload.delta` of a
+/// `tool.output`, `payload.output.stdout` and `payload.output.stderr` of a tool terminal.
+/// `None` when there are none, when the line is not one of those types, or when anything
+/// is not as `normalize` writes it (a `\u` escape, a raw control byte, a repeated `type`,
+/// unbalanced brackets): the caller then reads the line whole, as it would anyway.
+///
+/// Cutting these insides leaves every token of the line in place, so the rest parses as
+/// the whole line would, and it is done only to strings whose every escape serde_json
+/// accepts.
+pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut walk = Walk::default();
+    let mut at = 0;
+    'chunks: while let Some(v) = scan::chunk_at(line, at) {
+        let mut m = scan::mask(eq(v, b'"') | eq(v, b'{') | eq(v, b'}') | eq(v, b'[') | eq(v, b']') | eq(v, b':') | eq(v, b','));
+        while m != 0 {
+            let i = at + m.trailing_zeros() as usize;
+            if line[i] == b'"' {
+                let end = string_end(line, i + 1)?;
+                walk.string(line, i + 1..end)?;
+                if end - at >= 16 {
+                    at = end + 1;
+                    continue 'chunks;
+                }
+                m &= u32::MAX << (end - at) << 1;
+            } else {
+                walk.punctuation(line[i])?;
+                m &= m - 1;
+            }
+        }
+        at += 16;
+    }
+    walk.finish()
+}
+
+/// The index of the quote that closes the string whose inside starts at `line[from]`;
+/// `None` at a `\u` escape, a raw control byte or the end of the line.
+fn string_end(line: &[u8], mut from: usize) -> Option<usize> {
+    'chunks: loop {
+        let v = scan::chunk_at(line, from)?;
+        let mut m = scan::mask(eq(v, b'"') | eq(v, b'\\') | v.min(u8x16::splat(0x1f)).cmp_eq(v));
+        while m != 0 {
+            let k = m.trailing_zeros() as usize;
+            match line[from + k] {
+                b'"' => return Some(from + k),
+                // serde_json checks that `\u` escapes pair their surrogates: left to it.
+                b'\\' if matches!(line.get(from + k + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')) => {
+                    if k == 15 {
+                        from += 17;
+                        continue 'chunks;
+                    }
+                    // The escaped byte is no quote or backslash of its own.
+                    m &= !(3 << k);
+                }
+                _ => return None,
+            }
+        }
+        from += 16;
+    }
+}
+
+/// Where the walk is in the line.
+#[derive(Default)]
+struct Walk<'a> {
+    /// Open objects and arrays.
+    depth: usize,
+    /// The key each of the three outer levels is under now; `None` inside arrays.
+    keys: [Option<&'a [u8]>; 3],
+    /// The last string closed, until a `:` makes it a key.
+    last: Option<&'a [u8]>,
+    /// A `:` was the last token: the next one is a value.
+    value: bool,
+    /// Which strings are tool output, once the top-level `type` says.
+    wanted: Option<Wanted>,
+    /// Insides of `payload.delta`.
+    delta: Vec<Range<usize>>,
+    /// Insides of `payload.output.stdout` and `.stderr`.
+    output: Vec<Range<usize>>,
+}
+
+impl<'a> Walk<'a> {
+    /// Takes in a punctuation byte between strings.
+    fn punctuation(&mut self, byte: u8) -> Option<()> {
+        match byte {
+            b'{' | b'[' => {
+                self.depth += 1;
+                if let Some(key) = self.depth.checked_sub(1).and_then(|d| self.keys.get_mut(d)) {
+                    *key = None;
+                }
+            }
+            b'}' | b']' => self.depth = self.depth.checked_sub(1)?,
+            b':' => {
+                let key = self.last.take()?;
+                if let Some(slot) = self.depth.checked_sub(1).and_then(|d| self.keys.get_mut(d)) {
+                    *slot = Some(key);
+                }
+                self.value = true;
+                return Some(());
+            }
+            _ => {}
+        }
+        self.value = false;
+        Some(())
+    }
+
+    /// Takes in the string `line[inside]`: a key to be, or a value the walk may want.
+    fn string(&mut self, line: &'a [u8], inside: Range<usize>) -> Option<()> {
+        if !std::mem::take(&mut self.value) {
+            self.last = Some(&line[inside]);
+            return Some(());
+        }
+        match (self.depth, self.keys) {
+            // Most lines are of other types: the walk stops at their `type`.
+            (1, [Some(b"type"), ..]) if self.wanted.is_none() => self.wanted = Some(Wanted::of(&line[inside])?),
+            (1, [Some(b"type"), ..]) => return None,
+            (2, [Some(b"payload"), Some(b"delta"), _]) => self.delta.push(inside),
+            (3, [Some(b"payload"), Some(b"output"), Some(b"stdout" | b"stderr")]) => self.output.push(inside),
+            _ => {}
+        }
+        Some(())
+    }
+
+    fn finish(self) -> Option<Vec<Range<usize>>> {
+        if self.depth != 0 {
+            return None;
+        }
+        let spans = match self.wanted? {
+            Wanted::Delta => self.delta,
+            Wanted::Output => self.output,
+        };
+        (!spans.is_empty()).then_some(spans)
+    }
+}
+
+/// Where a type keeps its tool output.
+#[derive(Clone, Copy)]
+enum Wanted {
+    /// `payload.delta`, of `tool.output`.
+    Delta,
+    /// `payload.output.stdout` and `.stderr`, of the tool terminals.
+    Output,
+}
+
+impl Wanted {
+    fn of(type_name: &[u8]) -> Option<Wanted> {
+        let suffix = std::str::from_utf8(type_name.strip_prefix(b"tool.")?).ok()?;
+        match suffix {
+            "output" => Some(Wanted::Delta),
+            _ => Outcome::from_suffix(suffix).map(|_| Wanted::Output),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::event::{Event, TextField};
+
+    const ENVELOPE: &str = r#""schema":"minicode.output.v1","eventId":"s:1:2","sessionId":"s","turnId":1,"source":"tool","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{"line":2}"#;
+
+    fn cut(line: &str) -> Option<Vec<&str>> {
+        tool_output(line.as_bytes()).map(|spans| spans.into_iter().map(|s| &line[s]).collect())
+    }
+
+    /// The event as a reader keeping its tool output gives it, with that output emptied.
+    fn emptied(line: &str) -> Result<Event, String> {
+        let mut ev = Event::from_json(line, true).map_err(|e| e.to_string())?;
+        ev.for_each_text_mut(|f, s| {
+            if f == TextField::ToolOutput {
+                s.clear();
+            }
+        });
+        Ok(ev)
+    }
+
+    #[test]
+    fn a_terminal_gives_its_stdout_and_stderr_only() {
+        let line = format!(
+            r#"{{"type":"tool.failed",{ENVELOPE},"payload":{{"toolCallId":"c","name":"stdout","kind":"shell","input":{{"stdout":"not output"}},"output":{{"exit_code":1,"stdout":"a\n\"b\"\\","stderr":"","truncated":true}},"error":{{"category":"tool_error","message":"stdout"}}}}}}"#
+        );
+        assert_eq!(cut(&line), Some(vec![r#"a\n\"b\"\\"#, ""]));
+    }
+
+    #[test]
+    fn a_tool_output_gives_its_delta_wherever_its_type_is() {
+        let payload = r#""payload":{"toolCallId":"c","stream":"stdout","delta":"x\ty"}"#;
+        assert_eq!(cut(&format!(r#"{{"type":"tool.output",{ENVELOPE},{payload}}}"#)), Some(vec![r"x\ty"]));
+        assert_eq!(cut(&format!(r#"{{{ENVELOPE},{payload},"type":"tool.output"}}"#)), Some(vec![r"x\ty"]));
+    }
+
+    #[test]
+    fn other_lines_and_strange_ones_give_nothing() {
+        let text = format!(r#"{{"type":"text",{ENVELOPE},"payload":{{"delta":"hi","role":"assistant"}}}}"#);
+        let stdout = |s: &str| format!(r#"{{"type":"tool.completed",{ENVELOPE},"payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{s}"}}}}}}"#);
+        assert_eq!(cut(&stdout("ok")), Some(vec!["ok"]));
+        for line in [
+            text,
+            // serde_json is left to judge a `\u` escape, a raw control byte, a bad escape.
+            stdout(r"\u001b"),
+            stdout("a\u{1}b"),
+            stdout(r"\x"),
+            // A repeated type, and a line cut short.
+            stdout("ok").replacen(r#""type":"tool.completed""#, r#""type":"tool.completed","type":"tool.completed""#, 1),
+            stdout("ok").trim_end_matches('}').to_owned(),
+            // Tool output of an unknown tool type is not known to be tool output.
+            stdout("ok").replacen("tool.completed", "tool.exploded", 1),
+        ] {
+            assert_eq!(cut(&line), None, "{line}");
+        }
+    }
+
+    #[test]
+    fn every_fixture_reads_as_it_does_whole() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let (mut lines, mut cut) = (0, 0);
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let Ok(entries) = std::fs::read_dir(dir.unwrap().path()) else { continue };
+            for f in entries.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".events.jsonl")) {
+                for line in String::from_utf8_lossy(&std::fs::read(&f).unwrap()).lines() {
+                    assert_eq!(Event::from_json(line, false).map_err(|e| e.to_string()), emptied(line), "{}: {line}", f.display());
+                    lines += 1;
+                    cut += usize::from(tool_output(line.as_bytes()).is_some());
+                }
+            }
+        }
+        assert!(cut > 100 && lines > 1000, "{cut} of {lines} lines cut");
+    }
+
+    /// Pieces of tool output that matter to the walk: quotes and backslashes at chunk edges,
+    /// escapes it leaves to serde_json, lone surrogates, brackets and colons.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just(r"\n"), Just(r#"\""#), Just(r"\\"), Just(r"\u0041"), Just(r"\ud800"), Just(r"\x"), Just("\u{1}"), Just("{"),
+            Just("}"), Just("["), Just(":"), Just(","), Just("\""), Just("é"), Just("aaaaaaaaaaaaaaa"), Just("a"),
+        ];
+        prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn cutting_reads_as_the_whole_line_does(stdout in text(), stderr in text(), delta in text(), late in any::<bool>()) {
+            let terminal = format!(r#""payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{stdout}","stderr":"{stderr}"}}}}"#);
+            let output = format!(r#""payload":{{"toolCallId":"c","stream":"stderr","delta":"{delta}"}}"#);
+            for (t, payload) in [("tool.completed", terminal), ("tool.output", output)] {
+                let line = if late { format!(r#"{{{ENVELOPE},{payload},"type":"{t}"}}"#) } else { format!(r#"{{"type":"{t}",{ENVELOPE},{payload}}}"#) };
+                prop_assert_eq!(Event::from_json(&line, false).map_err(|e| e.to_string()), emptied(&line), "{}", line);
+            }
+        }
+    }
+}
