@@ -852,34 +852,34 @@ impl Event {
     }
 
     /// Reads one event from a line of JSON, as [`Deserialize`] does; without `tool_output`,
-    /// its tool output (`tool.output` deltas, a call's stdout and stderr) is left empty, and
-    /// cut out of the line before it is parsed when that is safe: it is most of a run's bytes,
-    /// which a reader that never shows them need not read.
+    /// its tool output (`tool.output` deltas, a call's stdout and stderr) is left empty.
     pub fn from_json(line: &str, tool_output: bool) -> serde_json::Result<Event> {
-        if tool_output {
-            return serde_json::from_str(line);
+        let mut event: Event = serde_json::from_str(line)?;
+        if !tool_output {
+            event.for_each_text_mut(|field, s| {
+                if field == TextField::ToolOutput {
+                    s.clear();
+                }
+            });
         }
-        let cut = skim::tool_output(line.as_bytes()).and_then(|spans| {
-            let mut rest = String::with_capacity(line.len());
-            let mut from = 0;
-            for span in spans {
-                rest.push_str(&line[from..span.start]);
-                from = span.end;
-            }
-            rest.push_str(&line[from..]);
-            // An error is reported as the whole line gives it.
-            serde_json::from_str::<Event>(&rest).ok()
-        });
-        let mut event = match cut {
-            Some(event) => event,
-            None => serde_json::from_str::<Event>(line)?,
-        };
-        event.for_each_text_mut(|field, s| {
-            if field == TextField::ToolOutput {
-                s.clear();
-            }
-        });
         Ok(event)
+    }
+
+    /// The event line `line` with the insides of its tool output strings cut, for a reader
+    /// that never shows them: they are most of a run's bytes, and need not be read. `None`
+    /// when it has none or a walk cannot show the cut safe. The cut line holds the same
+    /// tokens, and its cut strings were ones serde_json accepts without judging (no `\u`
+    /// escape, no raw control byte), so it parses as the whole line would, tool output aside.
+    pub fn without_tool_output(line: &str) -> Option<String> {
+        let spans = skim::tool_output(line.as_bytes())?;
+        let mut rest = String::with_capacity(line.len());
+        let mut from = 0;
+        for span in spans {
+            rest.push_str(&line[from..span.start]);
+            from = span.end;
+        }
+        rest.push_str(&line[from..]);
+        Some(rest)
     }
 
     /// Calls `f` on every string value of the event that carries content (payload strings and

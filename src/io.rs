@@ -463,6 +463,23 @@ pub struct Reading {
     pub tool_output: bool,
 }
 
+impl Reading {
+    fn read(self, line: &str) -> serde_json::Result<Event> {
+        let parse = |line: &str| match self.clean {
+            true => Event::from_json(&crate::scrub::clean_json_line(line), self.tool_output),
+            false => Event::from_json(line, self.tool_output),
+        };
+        // Cut before it is cleaned, tool output is not looked at twice; a line that fails
+        // cut is read whole, so its error is the whole line's.
+        if !self.tool_output {
+            if let Some(Ok(event)) = Event::without_tool_output(line).map(|cut| parse(&cut)) {
+                return Ok(event);
+            }
+        }
+        parse(line)
+    }
+}
+
 /// Reads canonical JSONL from `sources` in order, as `how` says, calling `on` for every
 /// non-blank line with its 1-based number (counted across sources). `output` is flushed
 /// whenever the next read could block, so filters built on this stay live in a pipe.
@@ -476,7 +493,7 @@ pub fn read_events<W: Write>(
     read_lines(sources, max_line, output, |n, line, output| {
         let item = match line {
             Line::Text(t) if is_blank(&t) => return Ok(()),
-            Line::Text(t) => match Event::from_json(&if how.clean { crate::scrub::clean_json_line(&t) } else { Cow::Borrowed(&*t) }, how.tool_output) {
+            Line::Text(t) => match how.read(&t) {
                 Ok(ev) => EventLine::Event(ev),
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },
@@ -568,6 +585,24 @@ mod tests {
     fn blank_is_spaces_and_tabs_only() {
         assert!(["", " ", "\t \t"].iter().all(|l| is_blank(l)));
         assert!(!["\x0c", "\u{a0}", "\u{3000}", " \r ", "x"].iter().any(|l| is_blank(l)));
+    }
+
+    #[test]
+    fn a_line_read_without_tool_output_is_cleaned_and_fails_as_a_whole_line() {
+        let line = |kind: &str| {
+            format!(
+                r#"{{"schema":"minicode.output.v1","eventId":"s:1:2","type":"tool.completed","sessionId":"s\u001b[31m","turnId":1,"payload":{{"toolCallId":"c","name":"ls","output":{{"stdout":"a\nb"}},"kind":"{kind}"}}}}"#
+            )
+        };
+        let how = |tool_output| Reading { clean: true, tool_output };
+        let ev = how(false).read(&line("shell")).unwrap();
+        assert_eq!(ev.session_id, "s");
+        assert_eq!(ev, Event { body: ev.body.clone(), ..how(true).read(&line("shell")).unwrap() });
+        let crate::event::Body::ToolEnded(t) = &ev.body else { panic!("{ev:?}") };
+        assert_eq!(t.output.as_ref().and_then(|o| o.stdout.as_deref()), Some(""));
+        // Read cut, the error would be four columns sooner.
+        let error = |tool_output| how(tool_output).read(&line("spade")).unwrap_err().to_string();
+        assert_eq!(error(false), error(true));
     }
 
     #[test]
