@@ -287,6 +287,9 @@ pub fn check_project(data: &[u8]) {
         args.extend(["--after", "s1-2"]);
     }
     let what = format!("project {args:?}");
+    for line in String::from_utf8_lossy(input).lines() {
+        check_cut(line);
+    }
     let (_, out) = filter::<project::Args>(&args, input);
     let out = text(&out, &what);
     assert!(out.is_empty() || out.ends_with('\n'), "{what}: output does not end in a whole line");
@@ -311,6 +314,17 @@ pub fn check_project(data: &[u8]) {
             }
         }
         Mode::Sse => check_sse(&out, &what),
+    }
+}
+
+/// A line with its tool output cut before parsing (as `project --mode normal` reads) reads
+/// as the whole line does with its tool output emptied, or neither is an event.
+fn check_cut(line: &str) {
+    let Some(cut) = Event::without_tool_output(line) else { return };
+    match (Event::from_json(&cut, false), Event::from_json(line, false)) {
+        (Ok(a), Ok(b)) => assert_eq!(a, b, "cut and whole differ: {line}"),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("cut {a:?}, whole {b:?}: {line}"),
     }
 }
 
