@@ -595,6 +595,7 @@ mod tests {
             )
         };
         let how = |tool_output| Reading { clean: true, tool_output };
+        assert!(Event::without_tool_output(&line("shell")).is_some(), "the line is cut");
         let ev = how(false).read(&line("shell")).unwrap();
         assert_eq!(ev.session_id, "s");
         assert_eq!(ev, Event { body: ev.body.clone(), ..how(true).read(&line("shell")).unwrap() });

@@ -86,7 +86,7 @@ impl<'de> Deserialize<'de> for Visibility {
         impl<'de> Visitor<'de> for V {
             type Value = Visibility;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a list of projection names")
+                f.write_str("a sequence")
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Visibility, A::Error> {
                 let mut v = Visibility::default();

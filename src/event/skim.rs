@@ -123,8 +123,11 @@ impl<'a> Walk<'a> {
     /// cannot cut unless `plain`).
     fn string(&mut self, line: &'a [u8], inside: Range<usize>, plain: bool) -> Option<()> {
         if !std::mem::take(&mut self.value) {
-            self.last = Some(&line[inside]);
-            return Some(());
+            // A key is matched as written; one with an escape could read as `type` (spelled
+            // `typ\u0065`) and change what the line is.
+            let key = &line[inside];
+            self.last = Some(key).filter(|_| plain && !key.contains(&b'\\'));
+            return self.last.map(drop);
         }
         match (self.depth, self.keys) {
             // Most lines are of other types: the walk stops at their `type`.
@@ -234,6 +237,8 @@ mod tests {
             stdout("ok").trim_end_matches('}').to_owned(),
             // Tool output of an unknown tool type is not known to be tool output.
             stdout("ok").replacen("tool.completed", "tool.exploded", 1),
+            // A later `type` spelled with an escape makes the line another type.
+            stdout("ok").replacen(r#""payload""#, r#""typ\u0065":"x.custom","payload""#, 1),
         ] {
             assert_eq!(cut(&line), None, "{line}");
         }
@@ -268,11 +273,14 @@ mod tests {
 
     proptest! {
         #[test]
-        fn cutting_reads_as_the_whole_line_does(stdout in text(), stderr in text(), delta in text(), late in any::<bool>()) {
+        fn cutting_reads_as_the_whole_line_does(stdout in text(), stderr in text(), delta in text(), late in any::<bool>(), retyped in any::<bool>()) {
+            // A second `type` spelled with an escape makes the line one of a type not known,
+            // whose payload is kept whole.
+            let envelope = if retyped { format!(r#"{ENVELOPE},"typ\u0065":"x.custom""#) } else { ENVELOPE.to_owned() };
             let terminal = format!(r#""payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{stdout}","stderr":"{stderr}"}}}}"#);
             let output = format!(r#""payload":{{"toolCallId":"c","stream":"stderr","delta":"{delta}"}}"#);
             for (t, payload) in [("tool.completed", terminal), ("tool.output", output)] {
-                let line = if late { format!(r#"{{{ENVELOPE},{payload},"type":"{t}"}}"#) } else { format!(r#"{{"type":"{t}",{ENVELOPE},{payload}}}"#) };
+                let line = if late { format!(r#"{{{envelope},{payload},"type":"{t}"}}"#) } else { format!(r#"{{"type":"{t}",{envelope},{payload}}}"#) };
                 agree(&line)?;
             }
         }
