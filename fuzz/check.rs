@@ -317,12 +317,20 @@ pub fn check_project(data: &[u8]) {
     }
 }
 
-/// A line with its tool output cut before parsing (as `project --mode normal` reads) reads
-/// as the whole line does with its tool output emptied, or neither is an event.
+/// A line with its tool output cut before parsing (as `project --mode normal` and
+/// `summarize` read) reads as the whole line does with its tool output emptied, or neither
+/// is an event; and what was cut is the whole event's tool output.
 fn check_cut(line: &str) {
-    let Some(cut) = Event::without_tool_output(line) else { return };
-    match (Event::from_json(&cut, false), Event::from_json(line, false)) {
-        (Ok(a), Ok(b)) => assert_eq!(a, b, "cut and whole differ: {line}"),
+    let Some(cut) = Event::cut_tool_output(line) else { return };
+    match (Event::from_json(&cut.rest, false), Event::from_json(line, false)) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a, b, "cut and whole differ: {line}");
+            let whole = Event::from_json(line, true).expect("read whole");
+            for piece in cut.cut {
+                let text: String = serde_json::from_str(piece.literal).expect("a cut string");
+                assert_eq!((whole.tool_output(piece.field), piece.len), (Some(text.as_str()), text.len()), "{line}");
+            }
+        }
         (Err(_), Err(_)) => {}
         (a, b) => panic!("cut {a:?}, whole {b:?}: {line}"),
     }

@@ -845,6 +845,37 @@ impl Body {
     }
 }
 
+/// An event line with its tool output cut: see [`Event::cut_tool_output`].
+#[derive(Debug)]
+pub struct CutLine<'a> {
+    /// The line, every tool output string in it emptied.
+    pub rest: String,
+    /// The strings cut, in the order they were in.
+    pub cut: Vec<CutOutput<'a>>,
+}
+
+/// A tool output string cut from an event line.
+#[derive(Debug, Clone, Copy)]
+pub struct CutOutput<'a> {
+    /// Where it was.
+    pub field: OutputField,
+    /// The string as written, quotes and escapes included; none is a `\u` escape.
+    pub literal: &'a str,
+    /// Its UTF-8 length once unescaped.
+    pub len: usize,
+}
+
+/// Where a tool output string is in its event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputField {
+    /// `payload.delta` of a `tool.output`.
+    Delta,
+    /// `payload.output.stdout` of a tool terminal.
+    Stdout,
+    /// `payload.output.stderr` of a tool terminal.
+    Stderr,
+}
+
 impl Event {
     /// The `type` string.
     pub fn type_name(&self) -> &str {
@@ -866,20 +897,31 @@ impl Event {
     }
 
     /// The event line `line` with the insides of its tool output strings cut, for a reader
-    /// that never shows them: they are most of a run's bytes, and need not be read. `None`
-    /// when it has none or a walk cannot show the cut safe. The cut line holds the same
-    /// tokens, and its cut strings were ones serde_json accepts without judging (no `\u`
+    /// that does not keep them: they are most of a run's bytes, and need not be parsed.
+    /// `None` when it has none or a walk cannot show the cut safe. The cut line holds the
+    /// same tokens, and its cut strings were ones serde_json accepts without judging (no `\u`
     /// escape, no raw control byte), so it parses as the whole line would, tool output aside.
-    pub fn without_tool_output(line: &str) -> Option<String> {
-        let spans = skim::tool_output(line.as_bytes())?;
+    pub fn cut_tool_output(line: &str) -> Option<CutLine<'_>> {
+        let pieces = skim::tool_output(line.as_bytes())?;
         let mut rest = String::with_capacity(line.len());
         let mut from = 0;
-        for span in spans {
-            rest.push_str(&line[from..span.start]);
-            from = span.end;
+        for p in &pieces {
+            rest.push_str(&line[from..p.inside.start]);
+            from = p.inside.end;
         }
         rest.push_str(&line[from..]);
-        Some(rest)
+        let cut = pieces.into_iter().map(|p| CutOutput { field: p.field, literal: &line[p.inside.start - 1..p.inside.end + 1], len: p.len });
+        Some(CutLine { rest, cut: cut.collect() })
+    }
+
+    /// The tool output string at `field`, when the event has one there.
+    pub fn tool_output(&self, field: OutputField) -> Option<&str> {
+        match (&self.body, field) {
+            (Body::ToolOutput(p), OutputField::Delta) => Some(&p.delta),
+            (Body::ToolEnded(t), OutputField::Stdout) => t.output.as_ref()?.stdout.as_deref(),
+            (Body::ToolEnded(t), OutputField::Stderr) => t.output.as_ref()?.stderr.as_deref(),
+            _ => None,
+        }
     }
 
     /// Calls `f` on every string value of the event that carries content (payload strings and

@@ -472,7 +472,7 @@ impl Reading {
         // Cut before it is cleaned, tool output is not looked at twice; a line that fails
         // cut is read whole, so its error is the whole line's.
         if !self.tool_output {
-            if let Some(Ok(event)) = Event::without_tool_output(line).map(|cut| parse(&cut)) {
+            if let Some(Ok(event)) = Event::cut_tool_output(line).map(|cut| parse(&cut.rest)) {
                 return Ok(event);
             }
         }
@@ -595,7 +595,7 @@ mod tests {
             )
         };
         let how = |tool_output| Reading { clean: true, tool_output };
-        assert!(Event::without_tool_output(&line("shell")).is_some(), "the line is cut");
+        assert!(Event::cut_tool_output(&line("shell")).is_some(), "the line is cut");
         let ev = how(false).read(&line("shell")).unwrap();
         assert_eq!(ev.session_id, "s");
         assert_eq!(ev, Event { body: ev.body.clone(), ..how(true).read(&line("shell")).unwrap() });

@@ -8,7 +8,6 @@ use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::io::{is_blank, read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
-use crate::scrub::clean_json_line;
 use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
 
 /// Summarize agent runs: outcome, errors, tools, shell commands, files, usage, input health.
@@ -83,8 +82,7 @@ impl Command for Args {
             read_lines(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
                 let error = match line {
                     Line::Text(t) if is_blank(&t) => return Ok(()),
-                    // Control bytes in ids and names go before anything reads them.
-                    Line::Text(t) => s.line(&clean_json_line(&t)).err(),
+                    Line::Text(t) => s.line(&t).err(),
                     Line::Oversized { bytes, .. } => Some(format!("{bytes} bytes is over the line limit")),
                 };
                 if let Some(error) = error {

@@ -5,20 +5,30 @@
 
 use std::ops::Range;
 
-use super::Outcome;
+use super::{Outcome, OutputField};
 use crate::scan::{self, eq, u8x16};
 
-/// The insides of the tool output strings of the event `line`: `payload.delta` of a
-/// `tool.output`, `payload.output.stdout` and `payload.output.stderr` of a tool terminal.
-/// `None` when there are none, when the line is not one of those types, or when one of
-/// them is not as `normalize` writes it (a `\u` escape, a raw control byte), or the line
-/// is not whole: the caller then reads the line whole, as it would anyway.
+/// A tool output string found in a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Piece {
+    pub field: OutputField,
+    /// Its inside, between the quotes.
+    pub inside: Range<usize>,
+    /// Its UTF-8 length once unescaped.
+    pub len: usize,
+}
+
+/// The tool output strings of the event `line`: `payload.delta` of a `tool.output`,
+/// `payload.output.stdout` and `payload.output.stderr` of a tool terminal. `None` when
+/// there are none, when the line is not one of those types, or when one of them is not as
+/// `normalize` writes it (a `\u` escape, a raw control byte), or the line is not whole:
+/// the caller then reads the line whole, as it would anyway.
 ///
 /// Cutting these insides leaves every token of the line in place, so the rest parses as
 /// the whole line would, and it is done only to strings whose every escape serde_json
 /// accepts without judging. Up to a first error the walk sees the tokens serde_json does,
 /// so a line that is not JSON stays so, failing where it did.
-pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Range<usize>>> {
+pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Piece>> {
     let mut walk = Walk::default();
     let mut at = 0;
     'chunks: while let Some(v) = scan::chunk_at(line, at) {
@@ -26,8 +36,8 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Range<usize>>> {
         while m != 0 {
             let i = at + m.trailing_zeros() as usize;
             if line[i] == b'"' {
-                let (end, plain) = string_end(line, i + 1)?;
-                walk.string(line, i + 1..end, plain)?;
+                let (end, escapes) = string_end(line, i + 1)?;
+                walk.string(line, i + 1..end, escapes)?;
                 if end - at >= 16 {
                     at = end + 1;
                     continue 'chunks;
@@ -44,19 +54,20 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Range<usize>>> {
 }
 
 /// The index of the quote that closes the string whose inside starts at `line[from]`, and
-/// whether the inside is plain: no raw control byte, and no escape but the short ones
-/// (serde_json checks that `\u` escapes pair their surrogates: left to it). `None` at the
-/// end of the line.
-fn string_end(line: &[u8], mut from: usize) -> Option<(usize, bool)> {
-    let mut plain = true;
+/// when the inside is plain, the number of its escapes. Plain is no raw control byte and no
+/// escape but the short ones (serde_json checks that `\u` escapes pair their surrogates:
+/// left to it). `None` at the end of the line.
+fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<usize>)> {
+    let (mut plain, mut escapes) = (true, 0);
     'chunks: loop {
         let v = scan::chunk_at(line, from)?;
         let mut m = scan::mask(eq(v, b'"') | eq(v, b'\\') | v.min(u8x16::splat(0x1f)).cmp_eq(v));
         while m != 0 {
             let k = m.trailing_zeros() as usize;
             match line[from + k] {
-                b'"' => return Some((from + k, plain)),
+                b'"' => return Some((from + k, plain.then_some(escapes))),
                 b'\\' => {
+                    escapes += 1;
                     plain &= matches!(line.get(from + k + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'));
                     if k == 15 {
                         from += 17;
@@ -88,10 +99,10 @@ struct Walk<'a> {
     value: bool,
     /// Which strings are tool output, once the top-level `type` says.
     wanted: Option<Wanted>,
-    /// Insides of `payload.delta`.
-    delta: Vec<Range<usize>>,
-    /// Insides of `payload.output.stdout` and `.stderr`.
-    output: Vec<Range<usize>>,
+    /// `payload.delta`.
+    delta: Vec<Piece>,
+    /// `payload.output.stdout` and `.stderr`.
+    output: Vec<Piece>,
 }
 
 impl<'a> Walk<'a> {
@@ -123,27 +134,29 @@ impl<'a> Walk<'a> {
     }
 
     /// Takes in the string `line[inside]`: a key to be, or a value the walk may want (and
-    /// cannot cut unless `plain`).
-    fn string(&mut self, line: &'a [u8], inside: Range<usize>, plain: bool) -> Option<()> {
+    /// cannot cut unless plain, when `escapes` counts its escapes).
+    fn string(&mut self, line: &'a [u8], inside: Range<usize>, escapes: Option<usize>) -> Option<()> {
+        let text = &line[inside.clone()];
+        let piece = |field| escapes.map(|n| Piece { field, len: inside.len() - n, inside });
         if !std::mem::take(&mut self.value) {
             // A key is matched as written; one with an escape could read as `type` (spelled
             // `typ\u0065`) and change what the line is.
-            let key = &line[inside];
-            self.last = Some(key).filter(|_| plain && !key.contains(&b'\\'));
+            self.last = Some(text).filter(|_| escapes == Some(0));
             return self.last.map(drop);
         }
         match (self.depth, self.keys) {
             // Most lines are of other types: the walk stops at their `type`.
-            (1, [Some(b"type"), ..]) if self.wanted.is_none() => self.wanted = Some(Wanted::of(&line[inside])?),
+            (1, [Some(b"type"), ..]) if self.wanted.is_none() => self.wanted = Some(Wanted::of(text)?),
             (1, [Some(b"type"), ..]) => return None,
-            (2, [Some(b"payload"), Some(b"delta"), _]) => plain.then(|| self.delta.push(inside))?,
-            (3, [Some(b"payload"), Some(b"output"), Some(b"stdout" | b"stderr")]) => plain.then(|| self.output.push(inside))?,
+            (2, [Some(b"payload"), Some(b"delta"), _]) => self.delta.push(piece(OutputField::Delta)?),
+            (3, [Some(b"payload"), Some(b"output"), Some(b"stdout")]) => self.output.push(piece(OutputField::Stdout)?),
+            (3, [Some(b"payload"), Some(b"output"), Some(b"stderr")]) => self.output.push(piece(OutputField::Stderr)?),
             _ => {}
         }
         Some(())
     }
 
-    fn finish(self) -> Option<Vec<Range<usize>>> {
+    fn finish(self) -> Option<Vec<Piece>> {
         if self.depth != 0 {
             return None;
         }
@@ -184,15 +197,22 @@ mod tests {
     const ENVELOPE: &str = r#""schema":"minicode.output.v1","eventId":"s:1:2","sessionId":"s","turnId":1,"source":"tool","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{"line":2}"#;
 
     fn cut(line: &str) -> Option<Vec<&str>> {
-        tool_output(line.as_bytes()).map(|spans| spans.into_iter().map(|s| &line[s]).collect())
+        tool_output(line.as_bytes()).map(|pieces| pieces.into_iter().map(|p| &line[p.inside]).collect())
     }
 
     /// The line cut and read, and read whole with its tool output emptied, agree: the same
-    /// event, or both not one.
+    /// event, or both not one; and what was cut is the whole event's tool output.
     fn agree(line: &str) -> Result<(), TestCaseError> {
-        let Some(cut) = Event::without_tool_output(line) else { return Ok(()) };
-        match (Event::from_json(&cut, false), Event::from_json(line, false)) {
-            (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", line),
+        let Some(cut) = Event::cut_tool_output(line) else { return Ok(()) };
+        match (Event::from_json(&cut.rest, false), Event::from_json(line, false)) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a, b, "{}", line);
+                let whole = Event::from_json(line, true).unwrap();
+                for piece in cut.cut {
+                    let text: String = serde_json::from_str(piece.literal).unwrap();
+                    prop_assert_eq!((whole.tool_output(piece.field), piece.len), (Some(text.as_str()), text.len()), "{}", line);
+                }
+            }
             (Err(_), Err(_)) => {}
             (a, b) => prop_assert!(false, "{line}: cut {a:?}, whole {b:?}"),
         }

@@ -1,8 +1,9 @@
 //! The fast way in: a canonical line read without keeping its text. Most of a stream's
 //! bytes are assistant text and tool output, which a report never keeps, so those lines are
-//! checked for shape and counted, a tool's output is measured (and its end kept) as it is
-//! parsed, and only the other lines are read as a whole [`Event`]. The result is the one
-//! [`Summarizer::event`] gives; a test holds the two ways to that.
+//! checked for shape and counted, a tool's output is cut out of the line before it is parsed
+//! (or measured as it is parsed, when it cannot be cut) and its end kept, and only the other
+//! lines are read as a whole [`Event`]. The result is the one [`Summarizer::event`] gives; a
+//! test holds the two ways to that.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -16,28 +17,43 @@ use super::collect::{OutputFacts, Summarizer};
 use super::model::limits;
 use crate::event::*;
 use crate::scan::{self, Positions};
+use crate::scrub::{clean_json_line, control::json_is_clean};
 
 impl Summarizer {
-    /// Takes one line of canonical JSONL into account; `Err` says why it is not an event.
+    /// Takes one line of canonical JSONL into account, control bytes removed from its
+    /// strings first (from ids and names too, before anything reads them); `Err` says why it
+    /// is not an event.
     pub fn line(&mut self, line: &str) -> Result<(), String> {
-        if self.fast(line).is_none() {
-            let ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        // Tool output with no control byte to remove is cut before the line is cleaned and
+        // parsed: it is the bulk of a run, and only measured.
+        let cut = Event::cut_tool_output(line).filter(|c| c.cut.iter().all(|c| json_is_clean(c.literal.as_bytes())));
+        if let Some(cut) = cut {
+            if self.fast(&clean_json_line(&cut.rest), &cut.cut).is_some() {
+                return Ok(());
+            }
+        }
+        let line = clean_json_line(line);
+        if self.fast(&line, &[]).is_none() {
+            let ev: Event = serde_json::from_str(&line).map_err(|e| e.to_string())?;
             self.event(ev);
         }
         Ok(())
     }
 
-    /// Takes `line` into account the fast way when it is of a hot type and plainly written;
-    /// `None` (taking nothing) leaves every other line, and every line this way cannot read
-    /// or reads doubtfully (a repeated `type` or `payload`), to the typed way, which also
-    /// words the error of a line that is not an event.
-    fn fast(&mut self, line: &str) -> Option<()> {
-        let env = serde_json::from_str::<Envelope>(line).ok()?;
+    /// Takes `line` into account the fast way when it is of a hot type and plainly written,
+    /// with the tool output `cut` from it in place of its emptied strings; `None` (taking
+    /// nothing) leaves every other line, and every line this way cannot read or reads
+    /// doubtfully (a repeated `type` or `payload`), to the typed way, which also words the
+    /// error of a line that is not an event.
+    fn fast(&mut self, line: &str, cut: &[CutOutput]) -> Option<()> {
+        let mut de = serde_json::Deserializer::from_str(line);
+        let env = de.deserialize_map(EnvelopeVisitor(cut)).ok()?;
+        de.end().ok()?;
         let kind = Kind::of(&env.type_name);
         let (body, output, bodies) = match env.payload? {
             Payload::Read(body, output, bodies) => (body, output, bodies),
             Payload::Later(raw) if kind != Kind::Whole => {
-                match PayloadSeed(kind).deserialize(&mut serde_json::Deserializer::from_str(raw.get())).ok()? {
+                match PayloadSeed(kind, cut).deserialize(&mut serde_json::Deserializer::from_str(raw.get())).ok()? {
                     Payload::Read(body, output, bodies) => (body, output, bodies),
                     _ => unreachable!("a seed of a kind read in place reads it"),
                 }
@@ -98,9 +114,18 @@ enum Payload<'a> {
     Skipped,
 }
 
-struct PayloadSeed(Kind);
+/// Reads a payload of a kind, with the tool output cut from its line in place of the
+/// emptied strings.
+struct PayloadSeed<'c, 'a>(Kind, &'c [CutOutput<'a>]);
 
-impl<'de> DeserializeSeed<'de> for PayloadSeed {
+impl<'a> PayloadSeed<'_, 'a> {
+    /// The string cut from `field`, else `read`.
+    fn restore(&self, field: OutputField, read: JsonStr<'a>) -> JsonStr<'a> {
+        self.1.iter().find(|c| c.field == field).map_or(read, |c| JsonStr { literal: c.literal, len: c.len as u64, unicode: false })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
     type Value = Payload<'de>;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Payload<'de>, D::Error> {
@@ -115,10 +140,15 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed {
             }
             Kind::ToolOutput => {
                 let t = ToolOutputView::deserialize(d)?;
-                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None, [Some(t.delta), None])
+                let delta = self.restore(OutputField::Delta, t.delta);
+                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None, [Some(delta), None])
             }
             Kind::ToolEnded(outcome) => {
-                let view = ToolEndedView::deserialize(d)?;
+                let mut view = ToolEndedView::deserialize(d)?;
+                if let Some(o) = &mut view.output {
+                    o.stdout = o.stdout.map(|s| self.restore(OutputField::Stdout, s));
+                    o.stderr = o.stderr.map(|s| self.restore(OutputField::Stderr, s));
+                }
                 let bodies = view.output.as_ref().map_or([None, None], |o| [o.stdout, o.stderr]);
                 let (body, facts) = view.into_body(outcome);
                 Payload::Read(body, facts, bodies)
@@ -145,15 +175,11 @@ struct Envelope<'a> {
     payload: Option<Payload<'a>>,
 }
 
-impl<'de> Deserialize<'de> for Envelope<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(EnvelopeVisitor)
-    }
-}
+/// Reads an [`Envelope`], with the tool output cut from its line in place of the emptied
+/// strings.
+struct EnvelopeVisitor<'c, 'a>(&'c [CutOutput<'a>]);
 
-struct EnvelopeVisitor;
-
-impl<'de> Visitor<'de> for EnvelopeVisitor {
+impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
     type Value = Envelope<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -198,7 +224,7 @@ impl<'de> Visitor<'de> for EnvelopeVisitor {
                 "error" => drop(map.next_value::<Option<ErrorInfo>>()?),
                 "payload" => {
                     env.payload = Some(match &type_name {
-                        Some(t) => map.next_value_seed(PayloadSeed(Kind::of(t)))?,
+                        Some(t) => map.next_value_seed(PayloadSeed(Kind::of(t), self.0))?,
                         None => Payload::Later(map.next_value()?),
                     })
                 }
@@ -296,7 +322,7 @@ impl OutputView<'_> {
     /// The end of stderr when it has any, else of stdout.
     fn excerpt(&self) -> Option<String> {
         [self.stderr, self.stdout].into_iter().flatten().find_map(|s| {
-            let text: String = serde_json::from_str(s.raw.get()).ok()?;
+            let text: String = serde_json::from_str(s.literal).ok()?;
             let text = text.trim_end();
             (!text.is_empty()).then(|| clip_tail(text, limits::EXCERPT))
         })
@@ -307,7 +333,8 @@ impl OutputView<'_> {
 /// length) without being copied; read only when its text is needed.
 #[derive(Clone, Copy)]
 struct JsonStr<'a> {
-    raw: &'a RawValue,
+    /// The string as written, quotes included.
+    literal: &'a str,
     len: u64,
     /// Whether it has a `\u` escape, the only one that can stand for a character of a
     /// redaction marker (`[REDACTED:kind]`).
@@ -319,10 +346,10 @@ impl<'a> JsonStr<'a> {
     /// escape can hide a marker's character (the short escapes stand for none and are none),
     /// else the string read.
     fn text(self) -> Cow<'a, str> {
-        let raw = self.raw.get();
+        let literal = self.literal;
         match self.unicode {
-            false => Cow::Borrowed(&raw[1..raw.len() - 1]),
-            true => Cow::Owned(serde_json::from_str(raw).unwrap_or_default()),
+            false => Cow::Borrowed(&literal[1..literal.len() - 1]),
+            true => Cow::Owned(serde_json::from_str(literal).unwrap_or_default()),
         }
     }
 }
@@ -331,7 +358,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = <&'a RawValue>::deserialize(d)?;
         match unescaped_len(raw.get()) {
-            Some((len, unicode)) => Ok(JsonStr { raw, len, unicode }),
+            Some((len, unicode)) => Ok(JsonStr { literal: raw.get(), len, unicode }),
             None => Err(de::Error::invalid_type(de::Unexpected::Other(raw.get().get(..1).unwrap_or("")), &"a string")),
         }
     }

@@ -1,8 +1,11 @@
 //! Unit tests: what a report keeps of a stream, the record's authority, bounds, and the
 //! algebra of merging (associative, and equal to summarizing the concatenated streams).
 
+use proptest::prelude::*;
+
 use super::*;
 use crate::event::*;
+use crate::scrub::clean_json_line;
 
 fn ev(session: &str, turn: u64, line: u64, body: Body) -> Event {
     Event {
@@ -172,14 +175,15 @@ fn markdown_cells_cannot_break_the_table() {
     assert!(md.contains("<code>a &#124; b<br>c</code>") && md.contains("x&#124;y<br>&#42;z&#42;"), "{md}");
 }
 
-/// Summarizes lines the fast way ([`Summarizer::line`]) and the typed way ([`Summarizer::event`]).
+/// Summarizes lines the fast way ([`Summarizer::line`]) and the typed way ([`Summarizer::event`],
+/// control bytes removed first as `line` does).
 fn both_ways(lines: &[String]) -> (Report, Report) {
     let (mut fast, mut typed) = (Summarizer::new(), Summarizer::new());
     for l in lines.iter().filter(|l| !l.trim().is_empty()) {
         if fast.line(l).is_err() {
             fast.invalid();
         }
-        match serde_json::from_str::<Event>(l) {
+        match serde_json::from_str::<Event>(&clean_json_line(l)) {
             Ok(ev) => typed.event(ev),
             Err(_) => typed.invalid(),
         }
@@ -218,6 +222,34 @@ fn the_fast_way_rejects_what_the_typed_way_rejects() {
     for l in bad {
         assert!(serde_json::from_str::<Event>(l).is_err(), "typed accepts {l}");
         assert!(Summarizer::new().line(l).is_err(), "fast accepts {l}");
+    }
+}
+
+/// Pieces of tool output that matter to how the fast way reads it: escapes, control bytes
+/// raw and escaped (which cleaning removes), redaction markers, trailing space.
+fn output() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just(r"\n"), Just(r#"\""#), Just(r"\\"), Just(r"\r"), Just(r"\u001b[31m"), Just(r"\u0041"), Just(r"\ud83c\udf89"), Just("\u{202e}"),
+        Just("\u{85}"), Just("\t"), Just("[REDACTED:api-key]"), Just("é"), Just("aaaaaaaaaaaaaaa"), Just(" "),
+    ];
+    prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #[test]
+    fn the_fast_way_measures_any_tool_output_as_the_typed_way(stdout in output(), stderr in output(), delta in output(), failed in any::<bool>(), late in any::<bool>()) {
+        let envelope = |n: u32| format!(r#""schema":"minicode.output.v1","eventId":"s:1:{n}","sessionId":"s","turnId":1,"source":"tool","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{{"line":{n}}}"#);
+        let line = |n, t: &str, payload: String| match late {
+            true => format!(r#"{{{},"payload":{payload},"type":"{t}"}}"#, envelope(n)),
+            false => format!(r#"{{"type":"{t}",{},"payload":{payload}}}"#, envelope(n)),
+        };
+        let lines = [
+            line(1, "tool.started", r#"{"toolCallId":"c","name":"x","kind":"shell","input":{"command":"x"}}"#.to_owned()),
+            line(2, "tool.output", format!(r#"{{"toolCallId":"c","stream":"stdout","delta":"{delta}"}}"#)),
+            line(3, if failed { "tool.failed" } else { "tool.completed" }, format!(r#"{{"toolCallId":"c","name":"x","kind":"shell","output":{{"exit_code":1,"stdout":"{stdout}","stderr":"{stderr}"}}}}"#)),
+        ];
+        let (fast, typed) = both_ways(&lines);
+        prop_assert_eq!(fast, typed);
     }
 }
 
