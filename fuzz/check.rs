@@ -13,9 +13,11 @@ use std::sync::Arc;
 
 use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Command, Outcome};
 use minicode_output::event::Event;
-use minicode_output::io::{decoding, LineReader, Source};
+use minicode_output::io::{decoding, is_blank, LineReader, Source};
 use minicode_output::provider::Provider;
+use minicode_output::scrub::clean_json_line;
 use minicode_output::scrub::json::{classify, rewrite_values, LineKind};
+use minicode_output::summarize::Summarizer;
 use serde_json::Value;
 
 /// The targets, by the name of their binary (and corpus folder).
@@ -336,6 +338,22 @@ fn check_cut(line: &str) {
     }
 }
 
+/// Each line summarized the fast way ([`Summarizer::line`]: cut, cleaned, read in place)
+/// and the typed way (cleaned, read whole as an [`Event`]) gives the same report.
+fn check_summary_ways(input: &[u8]) {
+    let (mut fast, mut typed) = (Summarizer::new(), Summarizer::new());
+    for line in String::from_utf8_lossy(input).lines().filter(|l| !is_blank(l)) {
+        if fast.line(line).is_err() {
+            fast.invalid();
+        }
+        match serde_json::from_str::<Event>(&clean_json_line(line)) {
+            Ok(ev) => typed.event(ev),
+            Err(_) => typed.invalid(),
+        }
+    }
+    assert_eq!(fast.finish(), typed.finish(), "the fast and the typed summary differ");
+}
+
 /// SSE frames: `id:`, `event:` and `data:` lines (data is JSON), ended by a blank line.
 fn check_sse(out: &str, what: &str) {
     let mut in_frame = false;
@@ -364,6 +382,9 @@ pub fn check_summarize(data: &[u8]) {
         args.push("--merge");
     }
     let what = format!("summarize {args:?}");
+    if opt & 4 == 0 {
+        check_summary_ways(input);
+    }
     let (_, out) = filter::<summarize::Args>(&args, input);
     let out_text = text(&out, &what);
     if format != "json" {
