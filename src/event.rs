@@ -859,7 +859,8 @@ pub struct CutLine<'a> {
 pub struct CutOutput<'a> {
     /// Where it was.
     pub field: OutputField,
-    /// The string as written, quotes and escapes included; none is a `\u` escape.
+    /// The string as written, quotes and escapes included: its escapes are short ones (no
+    /// `\u`), and it has no raw control byte.
     pub literal: &'a str,
     /// Its UTF-8 length once unescaped.
     pub len: usize,
@@ -903,7 +904,7 @@ impl Event {
     /// escape, no raw control byte), so it parses as the whole line would, tool output aside.
     pub fn cut_tool_output(line: &str) -> Option<CutLine<'_>> {
         let pieces = skim::tool_output(line.as_bytes())?;
-        let mut rest = String::with_capacity(line.len());
+        let mut rest = String::with_capacity(line.len() - pieces.iter().map(|p| p.inside.len()).sum::<usize>());
         let mut from = 0;
         for p in &pieces {
             rest.push_str(&line[from..p.inside.start]);

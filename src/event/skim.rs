@@ -9,7 +9,6 @@ use super::{Outcome, OutputField};
 use crate::scan::{self, eq, u8x16};
 
 /// A tool output string found in a line.
-#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Piece {
     pub field: OutputField,
     /// Its inside, between the quotes.
@@ -160,11 +159,11 @@ impl<'a> Walk<'a> {
         if self.depth != 0 {
             return None;
         }
-        let spans = match self.wanted? {
+        let pieces = match self.wanted? {
             Wanted::Delta => self.delta,
             Wanted::Output => self.output,
         };
-        (!spans.is_empty()).then_some(spans)
+        (!pieces.is_empty()).then_some(pieces)
     }
 }
 

@@ -26,7 +26,7 @@ impl Summarizer {
     pub fn line(&mut self, line: &str) -> Result<(), String> {
         // Tool output with no control byte to remove is cut before the line is cleaned and
         // parsed: it is the bulk of a run, and only measured.
-        let cut = Event::cut_tool_output(line).filter(|c| c.cut.iter().all(|c| json_is_clean(c.literal.as_bytes())));
+        let cut = Event::cut_tool_output(line).filter(|cut| cut.cut.iter().all(|piece| json_is_clean(piece.literal.as_bytes())));
         if let Some(cut) = cut {
             if self.fast(&clean_json_line(&cut.rest), &cut.cut).is_some() {
                 return Ok(());
