@@ -98,10 +98,9 @@ struct Walk<'a> {
     value: bool,
     /// Which strings are tool output, once the top-level `type` says.
     wanted: Option<Wanted>,
-    /// `payload.delta`.
-    delta: Vec<Piece>,
-    /// `payload.output.stdout` and `.stderr`.
-    output: Vec<Piece>,
+    /// Every `payload.delta`, `payload.output.stdout` and `.stderr`, until the type says
+    /// which are tool output.
+    pieces: Vec<Piece>,
 }
 
 impl<'a> Walk<'a> {
@@ -147,9 +146,9 @@ impl<'a> Walk<'a> {
             // Most lines are of other types: the walk stops at their `type`.
             (1, [Some(b"type"), ..]) if self.wanted.is_none() => self.wanted = Some(Wanted::of(text)?),
             (1, [Some(b"type"), ..]) => return None,
-            (2, [Some(b"payload"), Some(b"delta"), _]) => self.delta.push(piece(OutputField::Delta)?),
-            (3, [Some(b"payload"), Some(b"output"), Some(b"stdout")]) => self.output.push(piece(OutputField::Stdout)?),
-            (3, [Some(b"payload"), Some(b"output"), Some(b"stderr")]) => self.output.push(piece(OutputField::Stderr)?),
+            (2, [Some(b"payload"), Some(b"delta"), _]) => self.pieces.push(piece(OutputField::Delta)?),
+            (3, [Some(b"payload"), Some(b"output"), Some(b"stdout")]) => self.pieces.push(piece(OutputField::Stdout)?),
+            (3, [Some(b"payload"), Some(b"output"), Some(b"stderr")]) => self.pieces.push(piece(OutputField::Stderr)?),
             _ => {}
         }
         Some(())
@@ -159,10 +158,8 @@ impl<'a> Walk<'a> {
         if self.depth != 0 {
             return None;
         }
-        let pieces = match self.wanted? {
-            Wanted::Delta => self.delta,
-            Wanted::Output => self.output,
-        };
+        let (wanted, mut pieces) = (self.wanted?, self.pieces);
+        pieces.retain(|p| wanted.holds(p.field));
         (!pieces.is_empty()).then_some(pieces)
     }
 }
@@ -183,6 +180,11 @@ impl Wanted {
             "output" => Some(Wanted::Delta),
             _ => Outcome::from_suffix(suffix).map(|_| Wanted::Output),
         }
+    }
+
+    /// Whether a string at `field` is tool output of this type.
+    fn holds(self, field: OutputField) -> bool {
+        matches!((self, field), (Wanted::Delta, OutputField::Delta) | (Wanted::Output, OutputField::Stdout | OutputField::Stderr))
     }
 }
 
@@ -231,6 +233,15 @@ mod tests {
         let payload = r#""payload":{"toolCallId":"c","stream":"stdout","delta":"x\ty"}"#;
         assert_eq!(cut(&format!(r#"{{"type":"tool.output",{ENVELOPE},{payload}}}"#)), Some(vec![r"x\ty"]));
         assert_eq!(cut(&format!(r#"{{{ENVELOPE},{payload},"type":"tool.output"}}"#)), Some(vec![r"x\ty"]));
+    }
+
+    #[test]
+    fn only_the_strings_the_type_keeps_its_tool_output_in_are_given() {
+        let payload = r#""payload":{"toolCallId":"c","stream":"stdout","delta":"d","output":{"stdout":"o","stderr":"e"}}"#;
+        for (t, given) in [("tool.output", vec!["d"]), ("tool.completed", vec!["o", "e"])] {
+            assert_eq!(cut(&format!(r#"{{"type":"{t}",{ENVELOPE},{payload}}}"#)), Some(given.clone()), "{t}");
+            assert_eq!(cut(&format!(r#"{{{ENVELOPE},{payload},"type":"{t}"}}"#)), Some(given), "{t}, typed last");
+        }
     }
 
     #[test]
