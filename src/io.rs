@@ -368,16 +368,23 @@ impl Source {
     /// Opens the source, decoding UTF-16 when it starts with a BOM.
     pub fn open(&self) -> io::Result<Box<dyn Read>> {
         match self {
-            Source::Stdin => {
-                let regular = io::stdin().as_fd().try_clone_to_owned().map(File::from).is_ok_and(|f| is_regular(&f));
-                decoding(stoppable(io::stdin(), regular))
-            }
+            Source::Stdin => decoding(stoppable(io::stdin(), !self.may_block())),
             Source::File(p) => {
                 let f = File::open(p)?;
                 let regular = is_regular(&f);
                 decoding(stoppable(f, regular))
             }
             Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
+        }
+    }
+
+    /// Whether reading it may block: a pipe or a terminal may, a regular file or bytes in
+    /// memory do not.
+    pub fn may_block(&self) -> bool {
+        match self {
+            Source::Stdin => !io::stdin().as_fd().try_clone_to_owned().map(File::from).is_ok_and(|f| is_regular(&f)),
+            Source::File(p) => !std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+            Source::Bytes(_) => false,
         }
     }
 

@@ -90,8 +90,8 @@ fn leading_type(line: &str) -> Option<&str> {
     (rest.as_bytes()[end] == b'"').then(|| &rest[..end])
 }
 
-/// A provider dialect's parser.
-pub trait Parse {
+/// A provider dialect's parser. `Send`: `normalize` runs it on its reading thread.
+pub trait Parse: Send {
     /// Handles one non-blank line. Errors become `raw` events; the parser must not have
     /// emitted anything for a line it returns an error for.
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError>;

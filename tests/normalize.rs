@@ -130,3 +130,30 @@ fn claude_partial_messages_do_not_duplicate_text() {
     let text: String = events.iter().filter(|e| e["type"] == "text").map(|e| e["payload"]["delta"].as_str().unwrap()).collect();
     assert_eq!(text.matches("Hello from the mock model.").count(), 1);
 }
+
+/// Reading and parsing run on one thread, scrubbing and writing on another, with events
+/// passed over in batches: by size from a file, and at every pause from a pipe. Neither way
+/// may lose, repeat or reorder an event, or a diagnostic.
+#[test]
+fn events_keep_their_order_across_the_reading_and_writing_threads() {
+    let n = 3000;
+    let input: String = (1..=n).map(|i| format!("not json {i} {}\n", "x".repeat(600))).collect();
+    let path = std::env::temp_dir().join(format!("normalize-threads-{}.jsonl", std::process::id()));
+    std::fs::write(&path, &input).unwrap();
+
+    let from_file = bin("normalize").args(["--from", "claude"]).arg(&path).assert().code(1).get_output().clone();
+    std::fs::remove_file(&path).unwrap();
+    let from_pipe = bin("normalize").args(["--from", "claude"]).write_stdin(input).assert().code(1).get_output().clone();
+    let events = json_lines(&from_file.stdout);
+    let lines: Vec<Option<u64>> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["rawRef"]["line"].as_u64()).collect();
+    assert!(lines.iter().copied().eq((1..=n as u64).map(Some)), "one raw event per line, in order");
+    assert_eq!((events.len(), &events[n]["type"]), (n + 1, &serde_json::json!("summary")));
+    assert!(from_file.stdout == from_pipe.stdout, "a file and a pipe give the same events");
+    assert_eq!(from_file.stderr, from_pipe.stderr);
+    let said: Vec<String> = String::from_utf8_lossy(&from_file.stderr).lines().map(str::to_owned).collect();
+    let first: Vec<String> = (1..said.len()).map(|i| format!("normalize: line {i}: kept as a raw event (not JSON)")).collect();
+    assert_eq!(said[..said.len() - 1], first[..], "the first diagnostics, in line order");
+    // The rest of the raw lines, and the summary's input error (no line was understood).
+    let more = n - first.len() + 1;
+    assert_eq!(said.last().map(String::as_str), Some(format!("normalize: … and {more} more message(s)").as_str()));
+}

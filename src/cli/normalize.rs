@@ -1,7 +1,11 @@
 //! `normalize`: provider output in, canonical `minicode.output.v1` JSONL out, scrubbed
 //! and bounded, with the summary as the last line.
+//!
+//! Two threads share the work, about half each: one reads lines and turns them into events,
+//! the other scrubs, bounds and writes them, in the same order.
 
 use std::io::Write;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use anyhow::Context;
 use clap::Parser;
@@ -9,8 +13,8 @@ use clap::Parser;
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::{Body, ErrorCategory, RawReason};
-use crate::io::{LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::event::{Body, ErrorCategory, Event, RawReason};
+use crate::io::{Line, LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
 use crate::pipeline::Stages;
 use crate::provider::{Normalizer, Provider};
 
@@ -75,39 +79,36 @@ impl Command for Args {
     fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
         let mut diag = Diagnostics::new(Self::NAME);
-        let mut norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
         let mut stages = Stages::new(self.max_bytes);
+        let norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let (back, written) = std::sync::mpsc::sync_channel(2);
+        let (sources, max_line) = (sources.to_vec(), self.max_line_bytes);
+        let reader = std::thread::Builder::new()
+            .name("normalize-read".into())
+            .spawn(move || read(&sources, max_line, norm, &tx, &written))
+            .context("cannot start the reading thread")?;
         let mut rejected = false;
-        for source in sources {
-            let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
-            let mut lines = LineReader::new(input, self.max_line_bytes);
-            while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
-                norm.line(line);
-                for mut ev in norm.drain() {
-                    if let Body::Raw(r) = &ev.body {
-                        if r.reason != RawReason::UnknownType && r.reason != RawReason::UnknownProvider {
-                            rejected = true;
-                            diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
+        for mut batch in rx {
+            for item in &mut batch {
+                match item {
+                    Item::Event(ev) => {
+                        if let Body::Raw(r) = &ev.body {
+                            if r.reason != RawReason::UnknownType && r.reason != RawReason::UnknownProvider {
+                                rejected = true;
+                                diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
+                            }
                         }
+                        stages.write(ev, &mut out)?;
                     }
-                    stages.write(&mut ev, &mut out)?;
-                }
-                for d in norm.take_diagnostics() {
-                    diag.say(&d);
-                }
-                // Flush before the next read could block, so a live pipe sees every event
-                // as soon as the line that caused it has been read.
-                if !lines.has_buffered_line() {
-                    out.flush()?;
-                }
-                if crate::io::stop_requested().is_some() {
-                    break;
+                    Item::Note(note) => diag.say(note),
+                    Item::Flush => out.flush()?,
                 }
             }
-            if crate::io::stop_requested().is_some() {
-                break;
-            }
+            // Back to be dropped on the reading thread (see `read`), or here if it lags.
+            let _ = back.try_send(batch);
         }
+        let mut norm = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         if let Some(sig) = crate::io::stop_requested() {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
@@ -127,6 +128,68 @@ impl Command for Args {
         std::io::stderr().flush().ok();
         Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
     }
+}
+
+/// What the reading thread hands the writing one, in order.
+enum Item {
+    Event(Event),
+    /// A diagnostic for stderr.
+    Note(String),
+    /// The input has nothing more buffered: write out what came before, as the next read
+    /// may block, so a live pipe sees every event as soon as its line has been read.
+    Flush,
+}
+
+/// Input bytes whose events travel together. One batch queued, one being written and two
+/// written ones waiting to be dropped: memory grows by a few times this, whatever the input.
+const BATCH_BYTES: usize = 256 * 1024;
+
+/// The reading thread: lines in, events out (scrubbing, bounding and writing them is the
+/// other thread's half of the work). Ends early when the writing side has gone; returns the
+/// normalizer, whose summary waits for the redaction counts only the writing side knows.
+fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSender<Vec<Item>>, written: &Receiver<Vec<Item>>) -> anyhow::Result<Normalizer> {
+    let mut batch = Vec::new();
+    let mut bytes = 0;
+    let result = (|| {
+        for source in sources {
+            let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
+            let mut lines = LineReader::new(input, max_line);
+            let may_block = source.may_block();
+            while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
+                bytes += match &line {
+                    Line::Text(t) => t.len(),
+                    Line::Oversized { sample, .. } => sample.len(),
+                };
+                norm.line(line);
+                batch.extend(norm.drain().map(Item::Event));
+                batch.extend(norm.take_diagnostics().into_iter().map(Item::Note));
+                let idle = may_block && !lines.has_buffered_line();
+                if idle {
+                    batch.push(Item::Flush);
+                }
+                if idle || bytes >= BATCH_BYTES {
+                    bytes = 0;
+                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                        return Ok(());
+                    }
+                    // Written batches come back to be dropped here, where their events were
+                    // allocated, so the allocator's per-thread caches serve both threads.
+                    for done in written.try_iter() {
+                        batch = done;
+                        batch.clear();
+                    }
+                }
+                if crate::io::stop_requested().is_some() {
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    })();
+    if !batch.is_empty() {
+        let _ = tx.send(batch);
+    }
+    result.map(|()| norm)
 }
 
 fn reason_text(r: RawReason) -> &'static str {
