@@ -191,7 +191,11 @@ impl Engine {
     }
 
     fn find_session(&self, id: &str) -> Option<usize> {
-        self.sessions.iter().position(|s| s.id == id)
+        // Most lines name the session they continue: no walk through every session so far.
+        match self.current {
+            Some(i) if self.sessions[i].id == id => Some(i),
+            _ => self.sessions.iter().position(|s| s.id == id),
+        }
     }
 
     fn push_session(&mut self, id: String, info: Option<SessionStarted>) {
@@ -274,6 +278,11 @@ impl Engine {
         let duration = self.session().turn_start.and_then(|start| elapsed(start, now));
         let s = self.session();
         s.turn_open = false;
+        // A stream of a thousand sessions keeps a thousand of them: past their turns, only
+        // their figures, not the room their tool tables grew to.
+        s.tools.shrink_to_fit();
+        s.tool_order.shrink_to_fit();
+        s.approvals.shrink_to_fit();
         let duration_ms = s.turn_duration.take().or(duration);
         let error = error.or_else(|| {
             outcome.default_category().map(|category| ErrorInfo {
