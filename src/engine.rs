@@ -169,7 +169,7 @@ impl Engine {
             self.current = Some(i);
             return;
         }
-        let id = id.map_or_else(|| format!("s{}", self.sessions.len() + 1), str::to_owned);
+        let id = id.map_or_else(|| self.anonymous_id(), str::to_owned);
         self.push_session(id, Some(info));
     }
 
@@ -191,11 +191,17 @@ impl Engine {
     }
 
     fn find_session(&self, id: &str) -> Option<usize> {
-        // Most lines name the session they continue: no walk through every session so far.
+        // Most lines name the session they continue: no walk through every session so far
+        // (ids are unique, so the current one is the only match).
         match self.current {
             Some(i) if self.sessions[i].id == id => Some(i),
             _ => self.sessions.iter().position(|s| s.id == id),
         }
+    }
+
+    /// `s1`, `s2`, … by order of appearance, skipping a name a provider already gave.
+    fn anonymous_id(&self) -> String {
+        (self.sessions.len() + 1..).map(|n| format!("s{n}")).find(|id| !self.sessions.iter().any(|s| s.id == *id)).expect("an unused name")
     }
 
     fn push_session(&mut self, id: String, info: Option<SessionStarted>) {
@@ -211,7 +217,7 @@ impl Engine {
         let i = match self.current {
             Some(i) => i,
             None => {
-                let id = format!("s{}", self.sessions.len() + 1);
+                let id = self.anonymous_id();
                 self.sessions.push(SessionState::new(id, None));
                 self.sessions.len() - 1
             }

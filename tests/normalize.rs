@@ -157,3 +157,15 @@ fn events_keep_their_order_across_the_reading_and_writing_threads() {
     let more = n - first.len() + 1;
     assert_eq!(said.last().map(String::as_str), Some(format!("normalize: … and {more} more message(s)").as_str()));
 }
+
+/// A file that cannot be read ends the run (exit 2), after what the files before it gave.
+#[test]
+fn the_events_of_files_read_before_one_that_fails_are_written() {
+    let good = fixture("claude/ansi.input.jsonl");
+    let out = bin("normalize").arg(&good).arg("no/such/file.jsonl").assert().code(2).get_output().clone();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.jsonl"));
+    let alone = bin("normalize").arg(&good).output().unwrap().stdout;
+    let events = json_lines(&out.stdout);
+    assert!(events.len() > 1, "the first file's events");
+    assert!(alone.starts_with(&out.stdout), "the same events as the first file alone, up to its summary");
+}

@@ -108,7 +108,14 @@ impl Command for Args {
             // Back to be dropped on the reading thread (see `read`), or here if it lags.
             let _ = back.try_send(batch);
         }
-        let mut norm = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let mut norm = match reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)) {
+            Ok(norm) => norm,
+            Err(e) => {
+                // What the input gave before it failed is written out, as it was read.
+                out.flush()?;
+                return Err(e);
+            }
+        };
         if let Some(sig) = crate::io::stop_requested() {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
@@ -140,8 +147,9 @@ enum Item {
     Flush,
 }
 
-/// Input bytes whose events travel together. One batch queued, one being written and two
-/// written ones waiting to be dropped: memory grows by a few times this, whatever the input.
+/// Input bytes whose events travel together. One batch being built, one queued, one being
+/// written and two written ones waiting to be dropped: memory grows by a few times this
+/// (and the events of as many lines), whatever the input.
 const BATCH_BYTES: usize = 256 * 1024;
 
 /// The reading thread: lines in, events out (scrubbing, bounding and writing them is the

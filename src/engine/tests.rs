@@ -150,3 +150,16 @@ fn event_ids_are_written_as_format_writes_them() {
         assert_eq!(event_id("s", n, n), format!("s:{n}:{n}"));
     }
 }
+
+#[test]
+fn an_unnamed_session_never_takes_a_name_a_provider_gave() {
+    let started = || SessionStarted { provider: "x".into(), ..Default::default() };
+    let mut e = engine();
+    e.session_started(Some("s2"), started());
+    e.session_started(None, started());
+    assert_eq!(e.session_id(), Some("s3"));
+    e.session_started(Some("s2"), started());
+    assert_eq!((e.current, e.sessions.len()), (Some(0), 2), "back to the session the provider named");
+    e.use_session("s3");
+    assert_eq!(e.current, Some(1));
+}
