@@ -79,6 +79,24 @@ impl<R: Read> LineReader<R> {
         memchr::memchr(b'\n', &self.buf[self.start..self.end]).is_some()
     }
 
+    /// True when the next [`next_line`](Self::next_line) may wait for the writer: no whole
+    /// line is buffered and the input has none ready. To find out it reads once, and only
+    /// when the input has bytes ready, so it never waits itself; a line still incomplete
+    /// after that read counts as waiting (a flush too many, never one too few).
+    pub fn would_wait(&mut self) -> io::Result<bool>
+    where
+        R: Input,
+    {
+        if self.eof || self.has_buffered_line() {
+            return Ok(false);
+        }
+        if self.end - self.start > self.max_line || !self.inner.ready() {
+            return Ok(true);
+        }
+        self.fill()?;
+        Ok(!self.eof && !self.has_buffered_line())
+    }
+
     fn fill(&mut self) -> io::Result<usize> {
         if self.start > 0 && self.start == self.end {
             self.start = 0;
@@ -205,6 +223,13 @@ struct Utf16Reader<R> {
     eof: bool,
 }
 
+/// Ready only with decoded text in hand: bytes waiting upstream may be half a code unit.
+impl<R: Input> Input for Utf16Reader<R> {
+    fn ready(&self) -> bool {
+        self.out_pos < self.out.len() || self.eof
+    }
+}
+
 impl<R: Read> Read for Utf16Reader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.out_pos == self.out.len() {
@@ -232,7 +257,7 @@ impl<R: Read> Read for Utf16Reader<R> {
 
 /// Wraps a reader so that UTF-16 input (with a BOM) arrives as UTF-8; anything else passes
 /// through untouched.
-pub fn decoding<'a, R: Read + 'a>(mut inner: R) -> io::Result<Box<dyn Read + 'a>> {
+pub fn decoding<'a, R: Input + 'a>(mut inner: R) -> io::Result<Box<dyn Input + 'a>> {
     let mut head = [0u8; 2];
     let mut got = 0;
     while got < 2 {
@@ -266,82 +291,108 @@ fn is_regular(f: &File) -> bool {
     f.metadata().is_ok_and(|m| m.is_file())
 }
 
-/// How often a reader waiting on a silent pipe looks whether it was asked to stop.
-const STOP_POLL: std::time::Duration = std::time::Duration::from_millis(50);
-
-/// Input that may block (a pipe, a terminal) is read on a thread of its own once SIGINT and
-/// SIGTERM are caught, so a stop request ends the input even while the writer upstream is
-/// alive and silent (a supervisor's `kill`, `timeout`): the filter then finishes as if the
-/// input had ended there. A regular file never blocks for long and is read directly.
-fn stoppable<R: Read + Send + 'static>(inner: R, regular: bool) -> Box<dyn Read> {
-    if regular || SIGNALS.get().is_none() {
-        return Box::new(inner);
-    }
-    // One chunk in flight: the thread reads ahead at most that far, so memory stays bounded.
-    let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    std::thread::spawn(move || read_ahead(inner, tx));
-    Box::new(Stoppable { rx, chunk: Vec::new(), pos: 0, done: false })
+/// A byte source that can tell whether a read now would wait for its writer, so that a
+/// filter flushes what it wrote before it waits, and only then.
+pub trait Input: Read {
+    /// True when the next read returns at once: bytes are waiting in memory or in the pipe,
+    /// or the input has ended. False when it may wait, or when the source cannot tell.
+    fn ready(&self) -> bool;
 }
 
-/// The reading thread: sends each chunk read, an empty chunk at end of input, or the error.
-fn read_ahead<R: Read>(mut inner: R, tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>) {
-    loop {
-        let mut chunk = vec![0; CHUNK];
-        let go_on = match inner.read(&mut chunk) {
-            Ok(0) => {
-                let _ = tx.send(Ok(Vec::new()));
-                false
-            }
-            Ok(n) => {
-                chunk.truncate(n);
-                tx.send(Ok(chunk)).is_ok()
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => true,
-            Err(e) => {
-                let _ = tx.send(Err(e));
-                false
-            }
-        };
-        if !go_on {
-            return;
+impl<I: Input + ?Sized> Input for Box<I> {
+    fn ready(&self) -> bool {
+        (**self).ready()
+    }
+}
+
+/// A regular file (a pipe or a terminal opened as a file is read through `poll` instead).
+impl Input for File {
+    fn ready(&self) -> bool {
+        true
+    }
+}
+
+impl<T: AsRef<[u8]>> Input for io::Cursor<T> {
+    fn ready(&self) -> bool {
+        true
+    }
+}
+
+/// The standard input as std reads it, when it could not be read as a file of its own.
+impl Input for io::Stdin {
+    fn ready(&self) -> bool {
+        false
+    }
+}
+
+impl<R: Input> Input for io::Chain<io::Cursor<Vec<u8>>, R> {
+    fn ready(&self) -> bool {
+        let (head, rest) = self.get_ref();
+        head.position() < head.get_ref().len() as u64 || rest.ready()
+    }
+}
+
+/// Any reader, for callers that hand one over: nothing is known of when it waits.
+pub(crate) struct Opaque<R>(pub R);
+
+impl<R: Read> Read for Opaque<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.read(buf)
+    }
+}
+
+impl<R: Read> Input for Opaque<R> {
+    fn ready(&self) -> bool {
+        false
+    }
+}
+
+/// The capacity asked for an input pipe: what the writer may run ahead of the filter.
+#[cfg(target_os = "linux")]
+const PIPE_SIZE: usize = 1 << 20;
+
+/// How often a reader waiting on a silent pipe looks whether it was asked to stop.
+const STOP_POLL: rustix::event::Timespec = rustix::event::Timespec { tv_sec: 0, tv_nsec: 50_000_000 };
+
+/// Input that may block (a pipe, a terminal): read when `poll` says it has something, so a
+/// stop request (SIGINT, SIGTERM) ends the input even while the writer upstream is alive and
+/// silent (a supervisor's `kill`, `timeout`), and the filter then finishes as if the input had
+/// ended there. Reads go straight into the caller's buffer. (On macOS `poll` refuses
+/// terminals; there a read from one simply waits, and a second signal ends the filter.)
+struct Waiting(File);
+
+impl Waiting {
+    fn new(file: File) -> Waiting {
+        #[cfg(target_os = "linux")]
+        let _ = rustix::pipe::fcntl_setpipe_size(&file, PIPE_SIZE);
+        Waiting(file)
+    }
+
+    fn poll(&self, timeout: &rustix::event::Timespec) -> io::Result<bool> {
+        use rustix::event::{poll, PollFd, PollFlags};
+        match poll(&mut [PollFd::new(&self.0, PollFlags::IN)], Some(timeout)) {
+            Ok(n) => Ok(n > 0),
+            Err(rustix::io::Errno::INTR) => Ok(false),
+            Err(e) => Err(e.into()),
         }
     }
 }
 
-/// The filter's side of [`stoppable`]: the chunks the thread read, or end of input as soon
-/// as a stop is requested.
-struct Stoppable {
-    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
-    chunk: Vec<u8>,
-    pos: usize,
-    done: bool,
-}
-
-impl Read for Stoppable {
+impl Read for Waiting {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        use std::sync::mpsc::RecvTimeoutError;
-        while self.pos == self.chunk.len() {
-            if self.done {
+        // Bytes, the end of the input and errors all make the descriptor ready.
+        while !self.poll(&STOP_POLL)? {
+            if stop_requested().is_some() {
                 return Ok(0);
             }
-            match self.rx.recv_timeout(STOP_POLL) {
-                Ok(Ok(chunk)) => {
-                    self.done = chunk.is_empty();
-                    self.chunk = chunk;
-                    self.pos = 0;
-                }
-                Ok(Err(e)) => {
-                    self.done = true;
-                    return Err(e);
-                }
-                Err(RecvTimeoutError::Timeout) => self.done = stop_requested().is_some(),
-                Err(RecvTimeoutError::Disconnected) => self.done = true,
-            }
         }
-        let n = buf.len().min(self.chunk.len() - self.pos);
-        buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
+        self.0.read(buf)
+    }
+}
+
+impl Input for Waiting {
+    fn ready(&self) -> bool {
+        self.poll(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 }).unwrap_or(false)
     }
 }
 
@@ -366,14 +417,15 @@ impl Source {
     }
 
     /// Opens the source, decoding UTF-16 when it starts with a BOM.
-    pub fn open(&self) -> io::Result<Box<dyn Read>> {
+    pub fn open(&self) -> io::Result<Box<dyn Input>> {
+        let file = |f: File| if is_regular(&f) { decoding(f) } else { decoding(Waiting::new(f)) };
         match self {
-            Source::Stdin => decoding(stoppable(io::stdin(), !self.may_block())),
-            Source::File(p) => {
-                let f = File::open(p)?;
-                let regular = is_regular(&f);
-                decoding(stoppable(f, regular))
-            }
+            // Read as a file of its own, not through std's buffer, which `poll` cannot see.
+            Source::Stdin => match io::stdin().as_fd().try_clone_to_owned() {
+                Ok(fd) => file(File::from(fd)),
+                Err(_) => decoding(io::stdin()),
+            },
+            Source::File(p) => file(File::open(p)?),
             Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
         }
     }
@@ -529,7 +581,7 @@ pub fn read_lines<W: Write>(
         while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
             n += 1;
             on(n, line, output)?;
-            if !lines.has_buffered_line() {
+            if lines.would_wait().with_context(|| format!("reading {}", source.name()))? {
                 output.flush()?;
             }
             if stop_requested().is_some() {
@@ -660,5 +712,85 @@ mod tests {
             got.push(t.into_owned());
         }
         assert_eq!(got, ["héllo", "wörld"]);
+    }
+
+    /// Input handed over in pieces, of which the first `ready` are waiting; reading past
+    /// them is where a pipe would wait, and fails the test instead.
+    struct Script {
+        pieces: std::collections::VecDeque<&'static [u8]>,
+        ready: usize,
+    }
+
+    impl Read for Script {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            assert!(self.ready > 0, "read an input that had nothing ready");
+            self.ready -= 1;
+            let piece = self.pieces.pop_front().unwrap_or_default();
+            buf[..piece.len()].copy_from_slice(piece);
+            Ok(piece.len())
+        }
+    }
+
+    impl Input for Script {
+        fn ready(&self) -> bool {
+            self.ready > 0
+        }
+    }
+
+    fn script(pieces: &[&'static [u8]], ready: usize, max_line: usize) -> LineReader<Script> {
+        LineReader::new(Script { pieces: pieces.iter().copied().collect(), ready }, max_line)
+    }
+
+    fn text(line: Option<Line<'_>>) -> String {
+        match line {
+            Some(Line::Text(t)) => t.into_owned(),
+            other => panic!("expected a line, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn input_waits_when_no_whole_line_is_buffered_or_ready() {
+        // Half a line buffered and nothing ready: the reader must flush before it waits.
+        let mut r = script(&[b"a\nb"], 1, 100);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(r.would_wait().unwrap());
+
+        // The rest of the line is ready: it is read, and the next line needs no wait.
+        let mut r = script(&[b"a\nb", b"c\nd"], 2, 100);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(!r.would_wait().unwrap());
+        assert_eq!(text(r.next_line().unwrap()), "bc");
+
+        // What was ready still ends mid-line: that counts as waiting.
+        let mut r = script(&[b"a\nb", b"c"], 2, 100);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(r.would_wait().unwrap());
+
+        // The end of the input is ready too: the last line without a newline follows at once.
+        let mut r = script(&[b"a\nb"], 2, 100);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(!r.would_wait().unwrap());
+        assert_eq!(text(r.next_line().unwrap()), "b");
+        assert!(r.next_line().unwrap().is_none());
+
+        // A line already past the limit is skipped by reading on, which may wait.
+        let mut r = script(&[b"a\nbbbbbbbbbb", b"\n"], 2, 4);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(r.would_wait().unwrap());
+    }
+
+    #[test]
+    fn a_pipe_is_ready_once_its_writer_wrote_or_closed() {
+        let (reader, mut writer) = io::pipe().unwrap();
+        let mut pipe = Waiting(File::from(std::os::fd::OwnedFd::from(reader)));
+        assert!(!pipe.ready());
+        writer.write_all(b"x\n").unwrap();
+        assert!(pipe.ready());
+        let mut buf = [0; 8];
+        assert_eq!(pipe.read(&mut buf).unwrap(), 2);
+        assert!(!pipe.ready());
+        drop(writer);
+        assert!(pipe.ready());
+        assert_eq!(pipe.read(&mut buf).unwrap(), 0);
     }
 }

@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::Event;
-use crate::io::{decoding, LineReader, LineWriter, DEFAULT_MAX_LINE};
+use crate::io::{decoding, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
 use crate::scrub::control::json_is_clean;
 use crate::scrub::{clean_json_line, Scrubber};
@@ -114,7 +114,7 @@ impl Stages {
 pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::Result<Vec<Event>> {
     let mut norm = Normalizer::new(from, clock, DEFAULT_FIELD_BOUND);
     let mut stages = Stages::new(DEFAULT_FIELD_BOUND);
-    let mut lines = LineReader::new(decoding(input)?, DEFAULT_MAX_LINE);
+    let mut lines = LineReader::new(decoding(Opaque(input))?, DEFAULT_MAX_LINE);
     let mut events = Vec::new();
     let take = |norm: &mut Normalizer, stages: &mut Stages, events: &mut Vec<Event>| {
         events.extend(norm.drain().map(|mut ev| {

@@ -171,7 +171,7 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
                 norm.line(line);
                 batch.extend(norm.drain().map(Item::Event));
                 batch.extend(norm.take_diagnostics().into_iter().map(Item::Note));
-                let idle = may_block && !lines.has_buffered_line();
+                let idle = may_block && lines.would_wait().with_context(|| format!("reading {}", source.name()))?;
                 if idle {
                     batch.push(Item::Flush);
                 }
