@@ -318,7 +318,8 @@ impl<T: AsRef<[u8]>> Input for io::Cursor<T> {
     }
 }
 
-/// The standard input as std reads it, when it could not be read as a file of its own.
+/// The standard input as std reads it, when it could not be read as a file of its own:
+/// never polled, so never known to be ready.
 impl Input for io::Stdin {
     fn ready(&self) -> bool {
         false
@@ -357,22 +358,29 @@ const STOP_POLL: rustix::event::Timespec = rustix::event::Timespec { tv_sec: 0, 
 /// Input that may block (a pipe, a terminal): read when `poll` says it has something, so a
 /// stop request (SIGINT, SIGTERM) ends the input even while the writer upstream is alive and
 /// silent (a supervisor's `kill`, `timeout`), and the filter then finishes as if the input had
-/// ended there. Reads go straight into the caller's buffer. (On macOS `poll` refuses
-/// terminals; there a read from one simply waits, and a second signal ends the filter.)
+/// ended there. Reads go straight into the caller's buffer. A descriptor `poll` refuses (a
+/// terminal on macOS) is read as it comes, never counts as ready, and a second signal ends
+/// the filter.
 struct Waiting(File);
 
 impl Waiting {
     fn new(file: File) -> Waiting {
+        // Only ever grown: the writer may have made it bigger still.
         #[cfg(target_os = "linux")]
-        let _ = rustix::pipe::fcntl_setpipe_size(&file, PIPE_SIZE);
+        if rustix::pipe::fcntl_getpipe_size(&file).is_ok_and(|size| size < PIPE_SIZE) {
+            let _ = rustix::pipe::fcntl_setpipe_size(&file, PIPE_SIZE);
+        }
         Waiting(file)
     }
 
-    fn poll(&self, timeout: &rustix::event::Timespec) -> io::Result<bool> {
+    /// What `poll` reports within `timeout` (forever with none): nothing when it ran out or
+    /// a signal came.
+    fn poll(&self, timeout: Option<&rustix::event::Timespec>) -> io::Result<rustix::event::PollFlags> {
         use rustix::event::{poll, PollFd, PollFlags};
-        match poll(&mut [PollFd::new(&self.0, PollFlags::IN)], Some(timeout)) {
-            Ok(n) => Ok(n > 0),
-            Err(rustix::io::Errno::INTR) => Ok(false),
+        let mut fds = [PollFd::new(&self.0, PollFlags::IN)];
+        match poll(&mut fds, timeout) {
+            Ok(_) => Ok(fds[0].revents()),
+            Err(rustix::io::Errno::INTR) => Ok(PollFlags::empty()),
             Err(e) => Err(e.into()),
         }
     }
@@ -380,8 +388,10 @@ impl Waiting {
 
 impl Read for Waiting {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // Bytes, the end of the input and errors all make the descriptor ready.
-        while !self.poll(&STOP_POLL)? {
+        // Bytes, the end of the input and errors all make the descriptor ready. Without a
+        // stop to look for (signals not caught), it simply waits.
+        let timeout = SIGNALS.get().map(|_| &STOP_POLL);
+        while self.poll(timeout)?.is_empty() {
             if stop_requested().is_some() {
                 return Ok(0);
             }
@@ -392,7 +402,9 @@ impl Read for Waiting {
 
 impl Input for Waiting {
     fn ready(&self) -> bool {
-        self.poll(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 }).unwrap_or(false)
+        use rustix::event::PollFlags;
+        self.poll(Some(&rustix::event::Timespec { tv_sec: 0, tv_nsec: 0 }))
+            .is_ok_and(|got| !got.is_empty() && !got.contains(PollFlags::NVAL))
     }
 }
 
@@ -576,6 +588,9 @@ pub fn read_lines<W: Write>(
     use anyhow::Context;
     let mut n = 0;
     for source in sources {
+        if stop_requested().is_some() {
+            break;
+        }
         let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
         let mut lines = LineReader::new(input, max_line);
         while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
@@ -588,8 +603,9 @@ pub fn read_lines<W: Write>(
                 break;
             }
         }
+        // Opening the next source may wait (a pipe, a FIFO).
+        output.flush()?;
     }
-    output.flush()?;
     Ok(n)
 }
 

@@ -18,7 +18,7 @@ use crate::support::*;
 /// How long one line may take to be answered.
 const WAIT: Duration = Duration::from_secs(5);
 
-/// A running `normalize`, with its output lines arriving on a channel from a reader thread.
+/// A running filter, with its output lines arriving on a channel from a reader thread.
 struct Live {
     child: Child,
     lines: Receiver<String>,
@@ -26,14 +26,19 @@ struct Live {
 
 impl Live {
     fn start() -> Live {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("normalize"))
+        Live::run("normalize", &[])
+    }
+
+    fn run(name: &str, args: &[&str]) -> Live {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin(name))
+            .args(args)
             .env("SOURCE_DATE_EPOCH", EPOCH)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .expect("normalize starts");
+            .expect("the filter starts");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -57,7 +62,7 @@ impl Live {
         match self.lines.recv_timeout(WAIT) {
             Ok(l) => serde_json::from_str(&l).map_err(|e| format!("output is not JSON ({e}): {l}")),
             Err(RecvTimeoutError::Timeout) => Err(format!("nothing within {WAIT:?}")),
-            Err(RecvTimeoutError::Disconnected) => Err("normalize closed its output".into()),
+            Err(RecvTimeoutError::Disconnected) => Err("the filter closed its output".into()),
         }
     }
 }
@@ -119,4 +124,22 @@ fn claude_tool_calls_are_answered_line_by_line() {
 #[test]
 fn codex_tool_calls_are_answered_line_by_line() {
     replay("codex/exit4");
+}
+
+/// A file before a silent pipe: what the file gave is written before the filter waits on the
+/// pipe (opening it already waits, for the first bytes).
+#[test]
+fn a_file_is_answered_before_the_next_source_is_waited_for() {
+    let claude = fixture("claude/exit4.input.jsonl");
+    let canonical = fixture("claude/exit4.events.jsonl");
+    for (name, args) in [
+        ("normalize", [claude.to_str().unwrap(), "-"]),
+        ("project", [canonical.to_str().unwrap(), "-"]),
+        ("scrub", [canonical.to_str().unwrap(), "-"]),
+    ] {
+        let live = Live::run(name, &args);
+        if let Err(why) = live.lines.recv_timeout(WAIT) {
+            panic!("{name} {args:?}, stdin open and silent: {why:?}");
+        }
+    }
 }

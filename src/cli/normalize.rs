@@ -159,7 +159,11 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
     let mut batch = Vec::new();
     let mut bytes = 0;
     let result = (|| {
-        for source in sources {
+        for (i, source) in sources.iter().enumerate() {
+            // Opening the next source may wait (a pipe, a FIFO): what came before goes out first.
+            if i > 0 && !hand_over(&mut batch, true, tx, written) {
+                return Ok(());
+            }
             let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
             let mut lines = LineReader::new(input, max_line);
             let may_block = source.may_block();
@@ -172,19 +176,10 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
                 batch.extend(norm.drain().map(Item::Event));
                 batch.extend(norm.take_diagnostics().into_iter().map(Item::Note));
                 let idle = may_block && lines.would_wait().with_context(|| format!("reading {}", source.name()))?;
-                if idle {
-                    batch.push(Item::Flush);
-                }
                 if idle || bytes >= BATCH_BYTES {
                     bytes = 0;
-                    if tx.send(std::mem::take(&mut batch)).is_err() {
+                    if !hand_over(&mut batch, idle, tx, written) {
                         return Ok(());
-                    }
-                    // Written batches come back to be dropped here, where their events were
-                    // allocated, so the allocator's per-thread caches serve both threads.
-                    for done in written.try_iter() {
-                        batch = done;
-                        batch.clear();
                     }
                 }
                 if crate::io::stop_requested().is_some() {
@@ -198,6 +193,24 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
         let _ = tx.send(batch);
     }
     result.map(|()| norm)
+}
+
+/// Sends the batch to the writing thread, asking it to flush when `flush`; false when that
+/// thread is gone.
+fn hand_over(batch: &mut Vec<Item>, flush: bool, tx: &SyncSender<Vec<Item>>, written: &Receiver<Vec<Item>>) -> bool {
+    if flush {
+        batch.push(Item::Flush);
+    }
+    if tx.send(std::mem::take(batch)).is_err() {
+        return false;
+    }
+    // Written batches come back to be dropped here, where their events were allocated, so
+    // the allocator's per-thread caches serve both threads.
+    for done in written.try_iter() {
+        *batch = done;
+        batch.clear();
+    }
+    true
 }
 
 fn reason_text(r: RawReason) -> &'static str {

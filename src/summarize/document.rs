@@ -157,7 +157,8 @@ impl Report {
     /// each report or with why it is not one. A document that cannot be parsed ends the
     /// reading of `input`; only a failure to read is an error.
     pub fn read_documents(input: impl Read, mut on: impl FnMut(Result<Report, String>)) -> std::io::Result<()> {
-        for doc in serde_json::Deserializer::from_reader(input).into_iter::<DocumentIn>() {
+        // serde_json reads a byte at a time.
+        for doc in serde_json::Deserializer::from_reader(std::io::BufReader::new(input)).into_iter::<DocumentIn>() {
             match doc {
                 Ok(d) => on(Report::try_from(d)),
                 Err(e) if e.is_io() => return Err(e.into()),
