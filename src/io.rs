@@ -79,15 +79,16 @@ impl<R: Read> LineReader<R> {
         memchr::memchr(b'\n', &self.buf[self.start..self.end]).is_some()
     }
 
-    /// True when the next [`next_line`](Self::next_line) may wait for the writer: no whole
-    /// line is buffered and the input has none ready. To find out it reads once, and only
-    /// when the input has bytes ready, so it never waits itself; a line still incomplete
-    /// after that read counts as waiting (a flush too many, never one too few).
+    /// True when the next [`next_line`](Self::next_line) may wait for the writer: the input
+    /// can wait at all, no whole line is buffered and the input has none ready. To find out
+    /// it reads once, and only when the input has bytes ready, so it never waits itself; a
+    /// line still incomplete after that read counts as waiting (a flush too many, never one
+    /// too few).
     pub fn would_wait(&mut self) -> io::Result<bool>
     where
         R: Input,
     {
-        if self.eof || self.has_buffered_line() {
+        if !self.inner.may_wait() || self.eof || self.has_buffered_line() {
             return Ok(false);
         }
         if self.end - self.start > self.max_line || !self.inner.ready() {
@@ -228,6 +229,10 @@ impl<R: Input> Input for Utf16Reader<R> {
     fn ready(&self) -> bool {
         self.out_pos < self.out.len() || self.eof
     }
+
+    fn may_wait(&self) -> bool {
+        self.inner.may_wait()
+    }
 }
 
 impl<R: Read> Read for Utf16Reader<R> {
@@ -297,11 +302,20 @@ pub trait Input: Read {
     /// True when the next read returns at once: bytes are waiting in memory or in the pipe,
     /// or the input has ended. False when it may wait, or when the source cannot tell.
     fn ready(&self) -> bool;
+
+    /// False for input that never waits for a writer: a regular file, bytes in memory.
+    fn may_wait(&self) -> bool {
+        true
+    }
 }
 
 impl<I: Input + ?Sized> Input for Box<I> {
     fn ready(&self) -> bool {
         (**self).ready()
+    }
+
+    fn may_wait(&self) -> bool {
+        (**self).may_wait()
     }
 }
 
@@ -310,11 +324,19 @@ impl Input for File {
     fn ready(&self) -> bool {
         true
     }
+
+    fn may_wait(&self) -> bool {
+        false
+    }
 }
 
 impl<T: AsRef<[u8]>> Input for io::Cursor<T> {
     fn ready(&self) -> bool {
         true
+    }
+
+    fn may_wait(&self) -> bool {
+        false
     }
 }
 
@@ -330,6 +352,10 @@ impl<R: Input> Input for io::Chain<io::Cursor<Vec<u8>>, R> {
     fn ready(&self) -> bool {
         let (head, rest) = self.get_ref();
         head.position() < head.get_ref().len() as u64 || rest.ready()
+    }
+
+    fn may_wait(&self) -> bool {
+        self.get_ref().1.may_wait()
     }
 }
 
@@ -439,16 +465,6 @@ impl Source {
             },
             Source::File(p) => file(File::open(p)?),
             Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
-        }
-    }
-
-    /// Whether reading it may block: a pipe or a terminal may, a regular file or bytes in
-    /// memory do not.
-    pub fn may_block(&self) -> bool {
-        match self {
-            Source::Stdin => !io::stdin().as_fd().try_clone_to_owned().map(File::from).is_ok_and(|f| is_regular(&f)),
-            Source::File(p) => !std::fs::metadata(p).is_ok_and(|m| m.is_file()),
-            Source::Bytes(_) => false,
         }
     }
 
@@ -793,6 +809,13 @@ mod tests {
         let mut r = script(&[b"a\nbbbbbbbbbb", b"\n"], 2, 4);
         assert_eq!(text(r.next_line().unwrap()), "a");
         assert!(r.would_wait().unwrap());
+
+        // Input that never waits (a file, bytes in memory) never asks for a flush, even with
+        // a line longer than one read.
+        let long = [&b"a\n"[..], &[b'b'; 3 * CHUNK], b"\nc\n"].concat();
+        let mut r = LineReader::new(decoding(io::Cursor::new(long)).unwrap(), DEFAULT_MAX_LINE);
+        assert_eq!(text(r.next_line().unwrap()), "a");
+        assert!(!r.would_wait().unwrap());
     }
 
     #[test]

@@ -166,7 +166,6 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
             }
             let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
             let mut lines = LineReader::new(input, max_line);
-            let may_block = source.may_block();
             while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
                 bytes += match &line {
                     Line::Text(t) => t.len(),
@@ -175,7 +174,7 @@ fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSend
                 norm.line(line);
                 batch.extend(norm.drain().map(Item::Event));
                 batch.extend(norm.take_diagnostics().into_iter().map(Item::Note));
-                let idle = may_block && lines.would_wait().with_context(|| format!("reading {}", source.name()))?;
+                let idle = lines.would_wait().with_context(|| format!("reading {}", source.name()))?;
                 if idle || bytes >= BATCH_BYTES {
                     bytes = 0;
                     if !hand_over(&mut batch, idle, tx, written) {
