@@ -415,14 +415,18 @@ impl Waiting {
 impl Read for Waiting {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         // Bytes, the end of the input and errors all make the descriptor ready. Without a
-        // stop to look for (signals not caught), it simply waits.
+        // stop to look for (signals not caught), it simply waits. The stop is looked for
+        // before every read too: an input that is always ready (`/dev/zero`, a writer faster
+        // than the filter) would otherwise never end a line that never ends.
         let timeout = SIGNALS.get().map(|_| &STOP_POLL);
-        while self.poll(timeout)?.is_empty() {
+        loop {
             if stop_requested().is_some() {
                 return Ok(0);
             }
+            if !self.poll(timeout)?.is_empty() {
+                return self.0.read(buf);
+            }
         }
-        self.0.read(buf)
     }
 }
 

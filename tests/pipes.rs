@@ -84,6 +84,49 @@ fn a_closed_or_null_stdin_reads_as_empty_input() {
     assert_eq!(only(&json_lines(&out.stdout), "summary")["error"]["category"], "INPUT_ERROR");
 }
 
+#[test]
+fn a_stop_ends_an_input_that_is_always_ready_and_never_ends_a_line() {
+    // /dev/zero: every read returns at once and no newline ever comes, so only the stop
+    // request can end the line being read.
+    let mut filters = FILTERS.to_vec();
+    filters.push(("truncate", &["--text"]));
+    for (name, args) in filters {
+        let what = format!("{name} {args:?} reading /dev/zero, SIGINT");
+        let mut child = plain(name)
+            .args(args)
+            .stdin(std::fs::File::open("/dev/zero").unwrap())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let out = std::thread::spawn(move || {
+            let mut v = Vec::new();
+            stdout.read_to_end(&mut v).unwrap();
+            v
+        });
+        wait_for_handlers(&child);
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
+        let status = wait_exit(&mut child, 10, &what);
+        let mut stderr = String::new();
+        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert_eq!(status.code(), Some(130), "{what}: stderr {stderr}");
+        let stdout = out.join().unwrap();
+        // Not JSON: the one line read is NUL bytes (scrub removes them, truncate bounds them).
+        match name {
+            "summarize" => assert_whole_lines(name, &stdout),
+            _ if args == ["--text"] => {}
+            _ => assert!(stdout.ends_with(b"\n") || (name == "project" && stdout.is_empty()), "{what}: output ends inside a line"),
+        }
+        if name == "normalize" {
+            let events = json_lines(&stdout);
+            assert_eq!(events.last().expect("a summary")["type"], "summary", "{what}");
+            assert!(stderr.contains("stopped by signal 2"), "{what}: {stderr}");
+        }
+    }
+}
+
 /// A binary (or `sh`) as a plain `std` command, with the tests' environment.
 fn plain(name: &str) -> Command {
     let mut c = Command::new(if name == "sh" { "sh".into() } else { assert_cmd::cargo::cargo_bin(name) });

@@ -210,8 +210,12 @@ fn text<W: Write>(sources: &[Source], mut t: TextTruncator, out: &mut LineWriter
     let mut pending: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
     for source in sources {
+        if crate::io::stop_requested().is_some() {
+            break;
+        }
         let mut input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
-        loop {
+        // A stop ends the input here, as an end of file would (a regular file does not see it).
+        while crate::io::stop_requested().is_none() {
             let n = match input.read(&mut chunk) {
                 Ok(0) => break,
                 Ok(n) => n,
