@@ -533,8 +533,13 @@ impl<W: Write> LineWriter<W> {
 /// One line of canonical JSONL input.
 #[derive(Debug)]
 pub enum EventLine<'a> {
-    /// A canonical event.
-    Event(Event),
+    /// A canonical event, and the line it was read from.
+    Event {
+        /// The event.
+        event: Event,
+        /// Its line as read (without the line ending).
+        text: Cow<'a, str>,
+    },
     /// A line that is not one (not JSON, not an event, or over the line limit), with why.
     Bad {
         /// The line as read (lossily decoded; only the start of an oversized line).
@@ -585,7 +590,7 @@ pub fn read_events<W: Write>(
         let item = match line {
             Line::Text(t) if is_blank(&t) => return Ok(()),
             Line::Text(t) => match how.read(&t) {
-                Ok(ev) => EventLine::Event(ev),
+                Ok(event) => EventLine::Event { event, text: t },
                 Err(e) => EventLine::Bad { error: e.to_string(), text: t },
             },
             Line::Oversized { bytes, sample } => {

@@ -49,6 +49,13 @@ pub trait Projection {
     /// Renders one event.
     fn event(&mut self, event: &Event, out: &mut dyn Write) -> Flow;
 
+    /// Renders one event read from `line`, its canonical JSON. A projection that passes
+    /// events on unchanged writes the line itself, so fields this version does not know
+    /// (a newer producer's) are not lost.
+    fn event_line(&mut self, event: &Event, _line: &str, out: &mut dyn Write) -> Flow {
+        self.event(event, out)
+    }
+
     /// Called once at the end of input, to close what is still open.
     fn finish(&mut self, _out: &mut dyn Write) -> io::Result<()> {
         Ok(())

@@ -226,6 +226,15 @@ fn a_malformed_line_is_named_on_stderr_and_the_rest_still_rendered() {
 }
 
 #[test]
+fn jsonl_keeps_fields_of_known_types_this_version_does_not_know() {
+    // A newer producer's text event: a top-level field and a payload field unknown here.
+    let line = r#"{"schema":"minicode.output.v1","eventId":"s1:1:1","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":1},"payload":{"delta":"hi","role":"assistant","cached":true},"trace":{"span":"a1"}}"#;
+    let input = format!("{line}\r\n");
+    assert_eq!(String::from_utf8(project(&["--mode", "jsonl"], input.as_bytes())).unwrap(), format!("{line}\n"));
+    assert_eq!(String::from_utf8(project(&["--mode", "normal"], input.as_bytes())).unwrap(), "hi\n");
+}
+
+#[test]
 fn unknown_event_types_are_carried_or_skipped_but_never_fatal() {
     let line = r#"{"schema":"minicode.output.v1","eventId":"s1:1:1","type":"brand.new","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{"line":1},"payload":{"x":[1,2]},"extra":true}"#;
     let input = format!("{line}\n");

@@ -72,8 +72,8 @@ impl Command for Args {
         }
         let color = self.mode.is_human() && self.color.enabled();
         let mut projection = self.mode.projection(Options { color, after: self.after.clone() });
-        // `jsonl` must re-serialize events byte for byte; every other mode shows content,
-        // so it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
+        // `jsonl` passes every event's line on unchanged; every other mode shows content, so
+        // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
         let mut scrubber = Scrubber::new();
@@ -83,11 +83,11 @@ impl Command for Args {
         if projection.begin(out.line_buf())?.is_continue() {
             let read = read_events(sources, DEFAULT_MAX_LINE, how, &mut out, |n, line, out| {
                 match line {
-                    EventLine::Event(mut ev) => {
+                    EventLine::Event { mut event, text } => {
                         if scrub {
-                            scrubber.scrub_event(&mut ev);
+                            scrubber.scrub_event(&mut event);
                         }
-                        if projection.event(&ev, out.line_buf())?.is_break() {
+                        if projection.event_line(&event, &text, out.line_buf())?.is_break() {
                             return Err(Stopped.into());
                         }
                         if out.line_buf().len() >= OUTPUT_CHUNK {
