@@ -99,20 +99,13 @@ fn a_stop_ends_an_input_that_is_always_ready_and_never_ends_a_line() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let out = std::thread::spawn(move || {
-            let mut v = Vec::new();
-            stdout.read_to_end(&mut v).unwrap();
-            v
-        });
+        let (out, err) = (read_all(child.stdout.take().unwrap()), read_all(child.stderr.take().unwrap()));
         wait_for_handlers(&child);
         std::thread::sleep(Duration::from_millis(200));
         assert!(Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap().success());
         let status = wait_exit(&mut child, 10, &what);
-        let mut stderr = String::new();
-        child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        let (stdout, stderr) = (out.join().unwrap(), String::from_utf8(err.join().unwrap()).unwrap());
         assert_eq!(status.code(), Some(130), "{what}: stderr {stderr}");
-        let stdout = out.join().unwrap();
         // Not JSON: the one line read is NUL bytes (scrub removes them, truncate bounds them).
         match name {
             "summarize" => assert_whole_lines(name, &stdout),
@@ -187,18 +180,7 @@ struct Stopped {
 /// running) or writes `rest` and closes it (the agent got the same Ctrl-C and ended).
 fn stop_mid_stream(name: &str, args: &[&str], first: &[u8], rest: Option<&[u8]>, signal: &str) -> Stopped {
     let mut child = spawn(name, args);
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut v = Vec::new();
-        stdout.read_to_end(&mut v).unwrap();
-        v
-    });
-    let err = std::thread::spawn(move || {
-        let mut s = String::new();
-        stderr.read_to_string(&mut s).unwrap();
-        s
-    });
+    let (out, err) = (read_all(child.stdout.take().unwrap()), read_all(child.stderr.take().unwrap()));
     wait_for_handlers(&child);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(first).unwrap();
@@ -221,7 +203,16 @@ fn stop_mid_stream(name: &str, args: &[&str], first: &[u8], rest: Option<&[u8]>,
             wait_exit(&mut child, 10, &what)
         }
     };
-    Stopped { code: status.code(), stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+    Stopped { code: status.code(), stdout: out.join().unwrap(), stderr: String::from_utf8(err.join().unwrap()).unwrap() }
+}
+
+/// Reads `pipe` to its end on a thread of its own, so a child never waits on a full pipe.
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut v = Vec::new();
+        pipe.read_to_end(&mut v).unwrap();
+        v
+    })
 }
 
 #[test]
