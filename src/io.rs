@@ -531,6 +531,8 @@ impl<W: Write> LineWriter<W> {
 }
 
 /// One line of canonical JSONL input.
+// Nearly every line is an event: boxing it would cost an allocation per line.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
 pub enum EventLine<'a> {
     /// A canonical event, and the line it was read from.

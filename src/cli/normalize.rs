@@ -138,6 +138,8 @@ impl Command for Args {
 }
 
 /// What the reading thread hands the writing one, in order.
+// Nearly every item is an event: boxing it would cost an allocation per event.
+#[allow(clippy::large_enum_variant)]
 enum Item {
     Event(Event),
     /// A diagnostic for stderr.

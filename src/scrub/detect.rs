@@ -34,9 +34,12 @@ pub struct Detector {
     literal_rules: Vec<RuleSet>,
     /// The rules anchored by words: their regexes run only on the lines the words are on.
     word_rules: RuleSet,
-    scans: Vec<(usize, fn(&str) -> bool)>,
+    scans: Vec<(usize, Scan)>,
     regexes: Vec<OnceLock<Regex>>,
 }
+
+/// A hand-written test for a rule's anchor (see [`Anchor::Scan`]).
+type Scan = fn(&str) -> bool;
 
 /// A set of rule indexes; the table has fewer than 128 rules (checked when it is built).
 type RuleSet = u128;

@@ -185,13 +185,11 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event, output: Option<Outp
         }
         Body::Plan(p) => s.plan = Some(plan_state(&p.entries)),
         Body::FileChanged(p) => s.files.add(&p.path, p.change),
-        Body::Usage(u) => {
-            // Providers repeat one usage report on several lines; count it once.
-            if live.last_usage != Some((ev.turn_id, *u)) {
-                live.last_usage = Some((ev.turn_id, *u));
-                add_tokens(&mut live.tokens, &tokens_of(u));
-                add_cost(&mut live.cost, u.cost_usd.and_then(Cost::from_usd));
-            }
+        // Providers repeat one usage report on several lines; count it once.
+        Body::Usage(u) if live.last_usage != Some((ev.turn_id, *u)) => {
+            live.last_usage = Some((ev.turn_id, *u));
+            add_tokens(&mut live.tokens, &tokens_of(u));
+            add_cost(&mut live.cost, u.cost_usd.and_then(Cost::from_usd));
         }
         Body::ContextCompacted(c) => s.context.reasons.add(&c.reason, 1),
         Body::Warning(w) => {

@@ -106,6 +106,8 @@ impl Kind {
 
 /// A payload: read in the same pass as the envelope when the type came first (as it does in
 /// canonical output), else kept to be read once the type is known.
+// `Read` is the common case: boxing its body would cost an allocation per line.
+#[allow(clippy::large_enum_variant)]
 enum Payload<'a> {
     /// The body without its texts, the facts of a tool's output, and the texts left out (in
     /// the order [`Event::for_each_text_mut`] visits them).

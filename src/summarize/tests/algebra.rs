@@ -40,12 +40,15 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+/// How a stream's record reads: ok, whether it lists sessions, and its input tokens.
+type Record = (bool, bool, Option<u64>);
+
 /// A stream: its steps, and how its record reads (none, or ok and whether it lists sessions).
-fn stream() -> impl Strategy<Value = (Vec<Op>, Option<(bool, bool, Option<u64>)>)> {
+fn stream() -> impl Strategy<Value = (Vec<Op>, Option<Record>)> {
     (prop::collection::vec(op(), 0..80), proptest::option::of((any::<bool>(), any::<bool>(), proptest::option::of(0u64..5000))))
 }
 
-fn events_of(tag: &str, ops: &[Op], rec: Option<(bool, bool, Option<u64>)>) -> Vec<Event> {
+fn events_of(tag: &str, ops: &[Op], rec: Option<Record>) -> Vec<Event> {
     let outcome = |o: u8| Outcome::ALL[o as usize % 6];
     // Sessions are shared between streams (so merges meet the same session); tool ids are not.
     let sid = |s: u8| format!("s{}", s % 2);
