@@ -150,7 +150,7 @@ impl Engine {
         self.out.drain(..)
     }
 
-    /// The provider name of the current session, once known.
+    /// The provider name of the run being read, once known.
     pub fn provider(&self) -> Option<&str> {
         self.provider.as_deref()
     }
@@ -619,15 +619,7 @@ impl Engine {
         let had_sessions = !self.sessions.is_empty();
         self.provider_time = None;
         self.read_time = self.clock.now();
-        for i in 0..self.sessions.len() {
-            self.current = Some(i);
-            if self.sessions[i].turn_open {
-                self.turn_ended(Outcome::Interrupted, None, Some(interrupted_error()));
-            } else if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
-                self.close_open(Outcome::Interrupted);
-                self.record_error(Outcome::Interrupted, interrupted_error());
-            }
-        }
+        self.interrupt_open();
         self.health.redactions = redactions;
         let summary = self.summary(had_sessions);
         let severity = if summary.ok { Severity::Info } else { Severity::Error };
@@ -639,6 +631,27 @@ impl Engine {
             s.figures.input.events = self.health.events;
         }
         ev
+    }
+
+    /// Ends the run being read, as the input changes to another agent's dialect: what it
+    /// left open was interrupted, and what follows belongs to a session of its own.
+    pub fn end_run(&mut self) {
+        self.interrupt_open();
+        self.current = None;
+        self.provider = None;
+    }
+
+    /// Closes whatever is open in every session (`interrupted`, source `normalizer`).
+    fn interrupt_open(&mut self) {
+        for i in 0..self.sessions.len() {
+            self.current = Some(i);
+            if self.sessions[i].turn_open {
+                self.turn_ended(Outcome::Interrupted, None, Some(interrupted_error()));
+            } else if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
+                self.close_open(Outcome::Interrupted);
+                self.record_error(Outcome::Interrupted, interrupted_error());
+            }
+        }
     }
 
     fn run_status(&self, summary: &Summary) -> Status {

@@ -200,6 +200,8 @@ struct Probe<'a> {
 /// understood into `raw` events.
 pub struct Normalizer {
     forced: Option<Provider>,
+    /// The dialect being read (`forced`, or the last one detected), and its parser.
+    dialect: Option<Provider>,
     parser: Option<Box<dyn Parse>>,
     engine: Engine,
     line_no: u64,
@@ -212,6 +214,7 @@ impl Normalizer {
     pub fn new(from: Option<Provider>, clock: Clock, bound: usize) -> Normalizer {
         Normalizer {
             forced: from,
+            dialect: from,
             parser: from.map(Provider::parser),
             engine: Engine::new(clock, bound),
             line_no: 0,
@@ -244,6 +247,7 @@ impl Normalizer {
     fn parse(&mut self, text: &str) {
         if self.parser.is_none() {
             if let Some(p) = Provider::detect(text) {
+                self.dialect = Some(p);
                 self.parser = Some(p.parser());
             }
         } else if !self.checked && self.forced.is_some() && text.trim_start().starts_with('{') {
@@ -259,17 +263,41 @@ impl Normalizer {
                 ));
             }
         }
-        let result = match self.parser.as_mut() {
+        let mut result = match self.parser.as_mut() {
             Some(p) => p.line(text, &mut self.engine),
             None => Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
                 Ok(_) => LineError::UnknownType(String::new()),
                 Err(e) => LineError::NotJson(e),
             }),
         };
+        if matches!(result, Err(LineError::UnknownType(_) | LineError::Shape(_))) && self.switch_dialect(text) {
+            result = self.parser.as_mut().map_or(Ok(()), |p| p.line(text, &mut self.engine));
+        }
         if let Err(e) = result {
             let reason = if self.parser.is_none() && !matches!(e, LineError::NotJson(_)) { RawReason::UnknownProvider } else { e.reason() };
             self.engine.raw(text, reason);
         }
+    }
+
+    /// Detecting (no `--from`), a JSON line the current dialect cannot read may begin another
+    /// agent's run, as when the outputs of several agents are concatenated or given as
+    /// files: when the line is recognisably in another dialect, that dialect's parser takes
+    /// over from it, and the run before ends as at the end of input. True when the parser
+    /// changed.
+    fn switch_dialect(&mut self, text: &str) -> bool {
+        let family = |p: Option<Provider>| p.map(Provider::parser_family);
+        if self.forced.is_some() || self.dialect.is_none() {
+            return false;
+        }
+        let Some(seen) = Provider::detect(text).filter(|&p| family(Some(p)) != family(self.dialect)) else {
+            return false;
+        };
+        if let Some(mut before) = self.parser.replace(seen.parser()) {
+            before.finish(&mut self.engine);
+        }
+        self.engine.end_run();
+        self.dialect = Some(seen);
+        true
     }
 
     /// Ends the input: flushes the parser and closes every open lifecycle. The summary is

@@ -169,3 +169,50 @@ fn the_events_of_files_read_before_one_that_fails_are_written() {
     assert!(events.len() > 1, "the first file's events");
     assert!(alone.starts_with(&out.stdout), "the same events as the first file alone, up to its summary");
 }
+
+/// The events of `normalize`'s output but the summary, without their provenance: input line
+/// numbers differ between a run alone and the same run after others.
+fn events_of(out: &[u8]) -> Vec<serde_json::Value> {
+    let mut events = json_lines(out);
+    let summary = events.pop().expect("a summary");
+    assert_eq!(summary["type"], "summary");
+    events.iter_mut().for_each(|e| drop(e.as_object_mut().unwrap().remove("rawRef")));
+    events
+}
+
+/// Runs of several agents, given as files or concatenated on stdin, are each read in their
+/// own dialect: the same events as each run normalized alone (a run cut short included), in
+/// the same order, and one summary for them all. `--from` keeps to the dialect it names.
+#[test]
+fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
+    let runs = ["claude/exit4", "codex/cancel", "opencode/exit4", "gemini/exit4", "acp/codex-acp-exit4", "opencode/err400", "claude/text"];
+    let files: Vec<String> = runs.iter().map(|r| format!("{r}.input.jsonl")).collect();
+    let alone: Vec<serde_json::Value> = files.iter().flat_map(|f| events_of(&run("normalize", &[], &read(f)))).collect();
+    assert!(alone.iter().any(|e| e["type"] == "tool.interrupted"), "a run is cut short");
+
+    let as_files = bin("normalize").args(files.iter().map(|f| fixture(f))).assert().success().get_output().stdout.clone();
+    let joined: Vec<u8> = files.iter().flat_map(|f| read(f)).collect();
+    let on_stdin = run("normalize", &[], &joined);
+    assert!(as_files == on_stdin, "files and their concatenation give the same events");
+    assert!(events_of(&on_stdin) == alone, "each run's events, as alone");
+    let events = json_lines(&on_stdin);
+    assert_eq!(events.last().unwrap()["payload"]["sessions"].as_array().map(Vec::len), Some(runs.len()));
+    let providers: Vec<&str> = of_type(&events, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect();
+    assert_eq!(providers, ["claude-code", "codex", "opencode", "gemini-cli", "codex-acp", "opencode", "claude-code"]);
+
+    let forced = json_lines(&run("normalize", &["--from", "claude"], &joined));
+    assert!(of_type(&forced, "session.started").len() == 2 && !of_type(&forced, "raw").is_empty(), "--from claude reads only Claude's runs");
+}
+
+/// A run whose start is missing (no line names its agent) is not taken for the run before it.
+#[test]
+fn a_run_without_its_start_is_not_named_after_the_run_before() {
+    let claude = read("claude/exit4.input.jsonl");
+    let headless = &claude[claude.iter().position(|&b| b == b'\n').unwrap() + 1..];
+    let codex = read("codex/exit4.input.jsonl");
+    let alone: Vec<serde_json::Value> = [&codex[..], headless].iter().flat_map(|part| events_of(&run("normalize", &[], part))).collect();
+    let joined = events_of(&run("normalize", &[], &[&codex[..], headless].concat()));
+    assert!(joined == alone, "each run's events, as alone");
+    let providers: Vec<&str> = of_type(&joined, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect();
+    assert_eq!(providers, ["codex", ""]);
+}

@@ -22,9 +22,10 @@ use crate::provider::{Normalizer, Provider};
 ///
 /// Reads Claude Code stream-json, Codex `exec --json`, OpenCode `run --format json`,
 /// Gemini CLI stream-json and ACP JSON-RPC traffic (Auggie's included), detecting which
-/// by default. Every event is scrubbed of terminal control bytes and secrets and bounded;
-/// lines it cannot understand are kept as `raw` events; the last line is always a
-/// `summary`.
+/// by default, also where the input changes from one agent's output to another's (runs
+/// concatenated, or given as files): each run is then read in its own dialect. Every event
+/// is scrubbed of terminal control bytes and secrets and bounded; lines it cannot
+/// understand are kept as `raw` events; the last line is always a `summary`.
 #[derive(Debug, Parser)]
 #[command(name = "normalize", version, after_help = AFTER_HELP)]
 pub struct Args {

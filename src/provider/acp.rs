@@ -86,6 +86,10 @@ impl Parse for Acp {
                 return Err(LineError::from_json(e));
             }
         };
+        if env.jsonrpc.is_none() {
+            self.release_held(engine);
+            return Err(LineError::unknown_type_of(line));
+        }
         match (env.method.as_deref(), env.id) {
             (Some("session/update"), None) => self.session_update(env.params, engine),
             (Some(method), id) => {

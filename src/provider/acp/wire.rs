@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use serde::de::{DeserializeOwned, Deserializer};
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,6 +14,9 @@ use serde_json::Value;
 /// response (`id` + `result` or `error`).
 #[derive(Debug, Deserialize)]
 pub(super) struct Envelope<'a> {
+    /// `"2.0"` in every JSON-RPC message: a line without it is some other JSON.
+    #[serde(default)]
+    pub jsonrpc: Option<IgnoredAny>,
     #[serde(borrow, default)]
     pub id: Option<&'a RawValue>,
     #[serde(borrow, default)]
