@@ -173,13 +173,15 @@ impl Engine {
         self.push_session(id, Some(info));
     }
 
-    /// Switches to session `id`, starting it (with `provider`'s name) if it is new.
-    pub fn use_session(&mut self, id: &str) {
+    /// Switches to session `id`, starting it if it is new, named after the run's provider, or
+    /// `provider` when the run has not said (its start is missing).
+    pub fn use_session(&mut self, id: &str, provider: &str) {
         let id = &*clean_id(id);
         match self.find_session(id) {
             Some(i) => self.current = Some(i),
             None => {
-                let info = SessionStarted { provider: self.provider.clone().unwrap_or_default(), ..Default::default() };
+                let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
+                let info = SessionStarted { provider, ..Default::default() };
                 self.push_session(id.to_owned(), Some(info));
             }
         }

@@ -204,9 +204,10 @@ fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
     assert!(of_type(&forced, "session.started").len() == 2 && !of_type(&forced, "raw").is_empty(), "--from claude reads only Claude's runs");
 }
 
-/// A run whose start is missing (no line names its agent) is not taken for the run before it.
+/// A run whose start is missing (the line that names its agent) is named by its own dialect,
+/// not after the run before it.
 #[test]
-fn a_run_without_its_start_is_not_named_after_the_run_before() {
+fn a_run_without_its_start_is_named_by_its_own_dialect() {
     let claude = read("claude/exit4.input.jsonl");
     let headless = &claude[claude.iter().position(|&b| b == b'\n').unwrap() + 1..];
     let codex = read("codex/exit4.input.jsonl");
@@ -214,5 +215,5 @@ fn a_run_without_its_start_is_not_named_after_the_run_before() {
     let joined = events_of(&run("normalize", &[], &[&codex[..], headless].concat()));
     assert!(joined == alone, "each run's events, as alone");
     let providers: Vec<&str> = of_type(&joined, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect();
-    assert_eq!(providers, ["codex", ""]);
+    assert_eq!(providers, ["codex", "claude-code"]);
 }

@@ -160,6 +160,6 @@ fn an_unnamed_session_never_takes_a_name_a_provider_gave() {
     assert_eq!(e.session_id(), Some("s3"));
     e.session_started(Some("s2"), started());
     assert_eq!((e.current, e.sessions.len()), (Some(0), 2), "back to the session the provider named");
-    e.use_session("s3");
+    e.use_session("s3", "x");
     assert_eq!(e.current, Some(1));
 }

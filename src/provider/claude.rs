@@ -41,6 +41,8 @@ impl Default for Claude {
     }
 }
 
+/// The name Claude Code's sessions give as their provider.
+const PROVIDER: &str = "claude-code";
 const REJECTED: &str = "The user doesn't want to proceed with this tool use";
 const INTERRUPTED: &str = "[Request interrupted by user";
 
@@ -58,14 +60,14 @@ impl Parse for Claude {
             Wire::System(sys) => self.system(sys, engine)?,
             Wire::Assistant { message, parent_tool_use_id, session_id } => {
                 if let Some(s) = session_id.as_deref() {
-                    engine.use_session(s);
+                    engine.use_session(s, PROVIDER);
                 }
                 engine.ensure_turn();
                 self.assistant(message, parent_tool_use_id, engine);
             }
             Wire::User { message, parent_tool_use_id, tool_use_result, session_id, .. } => {
                 if let Some(s) = session_id.as_deref() {
-                    engine.use_session(s);
+                    engine.use_session(s, PROVIDER);
                 }
                 engine.ensure_turn();
                 self.user(message, parent_tool_use_id, tool_use_result, engine);
@@ -99,7 +101,7 @@ impl Claude {
         match sys.subtype.as_str() {
             "init" => {
                 let info = SessionStarted {
-                    provider: "claude-code".into(),
+                    provider: PROVIDER.into(),
                     provider_version: sys.claude_code_version,
                     model: sys.model,
                     cwd: sys.cwd,
@@ -222,7 +224,7 @@ impl Claude {
 
     fn result(&mut self, r: WireResult, engine: &mut Engine) {
         if let Some(s) = r.session_id.as_deref() {
-            engine.use_session(s);
+            engine.use_session(s, PROVIDER);
         }
         engine.ensure_turn();
         if let Some(u) = &r.usage {
