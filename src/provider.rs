@@ -201,8 +201,7 @@ struct Probe<'a> {
 pub struct Normalizer {
     forced: Option<Provider>,
     /// The dialect being read (`forced`, or the last one detected), and its parser.
-    dialect: Option<Provider>,
-    parser: Option<Box<dyn Parse>>,
+    parser: Option<(Provider, Box<dyn Parse>)>,
     engine: Engine,
     line_no: u64,
     checked: bool,
@@ -214,8 +213,7 @@ impl Normalizer {
     pub fn new(from: Option<Provider>, clock: Clock, bound: usize) -> Normalizer {
         Normalizer {
             forced: from,
-            dialect: from,
-            parser: from.map(Provider::parser),
+            parser: from.map(|p| (p, p.parser())),
             engine: Engine::new(clock, bound),
             line_no: 0,
             checked: false,
@@ -246,10 +244,7 @@ impl Normalizer {
 
     fn parse(&mut self, text: &str) {
         if self.parser.is_none() {
-            if let Some(p) = Provider::detect(text) {
-                self.dialect = Some(p);
-                self.parser = Some(p.parser());
-            }
+            self.parser = Provider::detect(text).map(|p| (p, p.parser()));
         } else if !self.checked && self.forced.is_some() && text.trim_start().starts_with('{') {
             self.checked = true;
             let seen = Provider::detect(text);
@@ -264,14 +259,14 @@ impl Normalizer {
             }
         }
         let mut result = match self.parser.as_mut() {
-            Some(p) => p.line(text, &mut self.engine),
+            Some((_, p)) => p.line(text, &mut self.engine),
             None => Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
                 Ok(_) => LineError::UnknownType(String::new()),
                 Err(e) => LineError::NotJson(e),
             }),
         };
-        if matches!(result, Err(LineError::UnknownType(_) | LineError::Shape(_))) && self.switch_dialect(text) {
-            result = self.parser.as_mut().map_or(Ok(()), |p| p.line(text, &mut self.engine));
+        if matches!(result, Err(LineError::UnknownType(_) | LineError::Shape(_))) {
+            result = self.switch_dialect(text).unwrap_or(result);
         }
         if let Err(e) = result {
             let reason = if self.parser.is_none() && !matches!(e, LineError::NotJson(_)) { RawReason::UnknownProvider } else { e.reason() };
@@ -282,28 +277,24 @@ impl Normalizer {
     /// Detecting (no `--from`), a JSON line the current dialect cannot read may begin another
     /// agent's run, as when the outputs of several agents are concatenated or given as
     /// files: when the line is recognisably in another dialect, that dialect's parser takes
-    /// over from it, and the run before ends as at the end of input. True when the parser
-    /// changed.
-    fn switch_dialect(&mut self, text: &str) -> bool {
-        let family = |p: Option<Provider>| p.map(Provider::parser_family);
-        if self.forced.is_some() || self.dialect.is_none() {
-            return false;
-        }
-        let Some(seen) = Provider::detect(text).filter(|&p| family(Some(p)) != family(self.dialect)) else {
-            return false;
-        };
-        if let Some(mut before) = self.parser.replace(seen.parser()) {
-            before.finish(&mut self.engine);
-        }
+    /// over from it, and the run before ends as at the end of input. Gives the new parser's
+    /// reading of the line, or `None` when the dialect stays.
+    fn switch_dialect(&mut self, text: &str) -> Option<Result<(), LineError>> {
+        let (current, before) = self.parser.as_mut().filter(|_| self.forced.is_none())?;
+        let family = current.parser_family();
+        let seen = Provider::detect(text).filter(|p| p.parser_family() != family)?;
+        before.finish(&mut self.engine);
         self.engine.end_run();
-        self.dialect = Some(seen);
-        true
+        let mut parser = seen.parser();
+        let result = parser.line(text, &mut self.engine);
+        self.parser = Some((seen, parser));
+        Some(result)
     }
 
     /// Ends the input: flushes the parser and closes every open lifecycle. The summary is
     /// returned, not queued, so the caller can finish its stages before writing it.
     pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
-        if let Some(p) = self.parser.as_mut() {
+        if let Some((_, p)) = self.parser.as_mut() {
             p.finish(&mut self.engine);
         }
         self.engine.finish(redactions)

@@ -180,6 +180,11 @@ fn events_of(out: &[u8]) -> Vec<serde_json::Value> {
     events
 }
 
+/// The provider of each session, in the order the sessions start.
+fn providers(events: &[serde_json::Value]) -> Vec<&str> {
+    of_type(events, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect()
+}
+
 /// Runs of several agents, given as files or concatenated on stdin, are each read in their
 /// own dialect: the same events as each run normalized alone (a run cut short included), in
 /// the same order, and one summary for them all. `--from` keeps to the dialect it names.
@@ -197,7 +202,7 @@ fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
     assert!(events_of(&on_stdin) == alone, "each run's events, as alone");
     let events = json_lines(&on_stdin);
     assert_eq!(events.last().unwrap()["payload"]["sessions"].as_array().map(Vec::len), Some(runs.len()));
-    let providers: Vec<&str> = of_type(&events, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect();
+    let providers = providers(&events);
     assert_eq!(providers, ["claude-code", "codex", "opencode", "gemini-cli", "codex-acp", "opencode", "claude-code"]);
 
     let forced = json_lines(&run("normalize", &["--from", "claude"], &joined));
@@ -214,6 +219,6 @@ fn a_run_without_its_start_is_named_by_its_own_dialect() {
     let alone: Vec<serde_json::Value> = [&codex[..], headless].iter().flat_map(|part| events_of(&run("normalize", &[], part))).collect();
     let joined = events_of(&run("normalize", &[], &[&codex[..], headless].concat()));
     assert!(joined == alone, "each run's events, as alone");
-    let providers: Vec<&str> = of_type(&joined, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect();
+    let providers = providers(&joined);
     assert_eq!(providers, ["codex", "claude-code"]);
 }
