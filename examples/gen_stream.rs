@@ -31,8 +31,21 @@ use std::process::ExitCode;
 
 const MODEL: &str = "claude-sonnet-4-5-20250929";
 const TOOLS: &[&str] = &[
-    "Task", "Bash", "Glob", "Grep", "ExitPlanMode", "Read", "Edit", "Write", "NotebookEdit", "WebFetch", "TodoWrite",
-    "WebSearch", "BashOutput", "KillShell", "SlashCommand",
+    "Task",
+    "Bash",
+    "Glob",
+    "Grep",
+    "ExitPlanMode",
+    "Read",
+    "Edit",
+    "Write",
+    "NotebookEdit",
+    "WebFetch",
+    "TodoWrite",
+    "WebSearch",
+    "BashOutput",
+    "KillShell",
+    "SlashCommand",
 ];
 const WORDS: &[&str] = &[
     "the", "a", "to", "of", "and", "in", "is", "it", "that", "for", "file", "test", "build", "error", "function",
@@ -41,12 +54,46 @@ const WORDS: &[&str] = &[
     "check", "fix", "update",
 ];
 const UNI: &[&str] = &[
-    "é", "ü", "ß", "ø", "ñ", "—", "…", "“", "”", "→", "✓", "✗", "•", "±", "µ", "λ", "修复", "错误", "日本語", "テスト",
-    "한국어", "Привет", "Ελλάδα", "🚀", "🐛", "✨", "📦", "🔥",
+    "é",
+    "ü",
+    "ß",
+    "ø",
+    "ñ",
+    "—",
+    "…",
+    "“",
+    "”",
+    "→",
+    "✓",
+    "✗",
+    "•",
+    "±",
+    "µ",
+    "λ",
+    "修复",
+    "错误",
+    "日本語",
+    "テスト",
+    "한국어",
+    "Привет",
+    "Ελλάδα",
+    "🚀",
+    "🐛",
+    "✨",
+    "📦",
+    "🔥",
 ];
 const NAMES: &[&str] = &[
-    "José Müller", "Zoë Ødegaard", "李雷", "田中 太郎", "Renée Dupré", "Søren Kierkegaard", "Alice", "Bob Smith",
-    "Ğülşen Çelik", "Dmitrij Šostakovič",
+    "José Müller",
+    "Zoë Ødegaard",
+    "李雷",
+    "田中 太郎",
+    "Renée Dupré",
+    "Søren Kierkegaard",
+    "Alice",
+    "Bob Smith",
+    "Ğülşen Çelik",
+    "Dmitrij Šostakovič",
 ];
 const COMMANDS: &[&str] = &[
     "cargo build 2>&1",
@@ -254,7 +301,8 @@ const FLAVOURS: &[(f64, &str, PoolFn)] = &[
 ];
 
 /// (share, low bytes, high bytes) of tool output, log-uniform within a bucket.
-const SIZES: &[(f64, f64, f64)] = &[(0.55, 100.0, 2048.0), (0.30, 2048.0, 16384.0), (0.12, 16384.0, 102400.0), (0.03, 102400.0, 307200.0)];
+const SIZES: &[(f64, f64, f64)] =
+    &[(0.55, 100.0, 2048.0), (0.30, 2048.0, 16384.0), (0.12, 16384.0, 102400.0), (0.03, 102400.0, 307200.0)];
 
 fn bucket(r: &mut Rng, shares: impl Iterator<Item = f64>) -> usize {
     let x = r.unit();
@@ -327,7 +375,7 @@ impl<'a> Obj<'a> {
         self
     }
 
-    fn obj(&mut self, k: &str, f: impl FnOnce(&mut Obj)) -> &mut Self {
+    fn obj(&mut self, k: &str, f: impl FnOnce(&mut Obj<'_>)) -> &mut Self {
         let mut o = Obj::open(self.key(k));
         f(&mut o);
         o.close();
@@ -340,7 +388,7 @@ impl<'a> Obj<'a> {
 }
 
 /// Builds a whole object into `buf`.
-fn object(buf: &mut Vec<u8>, f: impl FnOnce(&mut Obj)) {
+fn object(buf: &mut Vec<u8>, f: impl FnOnce(&mut Obj<'_>)) {
     let mut o = Obj::open(buf);
     f(&mut o);
     o.close();
@@ -424,7 +472,7 @@ impl<W: Write> Gen<W> {
     }
 
     /// One `stream_event` line around the event written by `f`.
-    fn stream_event(&mut self, sid: &str, f: impl FnOnce(&mut Obj)) -> io::Result<()> {
+    fn stream_event(&mut self, sid: &str, f: impl FnOnce(&mut Obj<'_>)) -> io::Result<()> {
         let uuid = self.rng.uuid();
         self.emit("stream_event", |b| {
             object(b, |o| {
@@ -439,12 +487,12 @@ impl<W: Write> Gen<W> {
         let mid = format!("msg_01{}", r.b62(22));
         let tid = format!("toolu_01{}", r.b62(22));
         let (inp, cw, cr, outp) = (r.int(1, 50), r.int(0, 5000), r.int(0, 90_000), r.int(1, 600));
-        let usage = |o: &mut Obj| {
+        let usage = |o: &mut Obj<'_>| {
             o.n("input_tokens", inp).n("cache_creation_input_tokens", cw).n("cache_read_input_tokens", cr);
             o.n("output_tokens", outp).s("service_tier", "standard");
         };
         // The message, with its content written by `content`.
-        let message = |o: &mut Obj, content: &dyn Fn(&mut Vec<u8>)| {
+        let message = |o: &mut Obj<'_>, content: &dyn Fn(&mut Vec<u8>)| {
             o.s("model", MODEL).s("id", &mid).s("type", "message").s("role", "assistant");
             content(o.key("content"));
             o.raw("stop_reason", "null").raw("stop_sequence", "null").obj("usage", usage);
@@ -542,7 +590,15 @@ impl<W: Write> Gen<W> {
     }
 
     /// The `user` line carrying a tool result; with `kind`, also the `tool_use_result` copy.
-    fn tool_result(&mut self, sid: &str, tid: &str, output: &str, is_error: bool, uuid: &str, kind: Option<&str>) -> io::Result<()> {
+    fn tool_result(
+        &mut self,
+        sid: &str,
+        tid: &str,
+        output: &str,
+        is_error: bool,
+        uuid: &str,
+        kind: Option<&str>,
+    ) -> io::Result<()> {
         let mut escaped = Vec::with_capacity(output.len() + output.len() / 8 + 2);
         esc(&mut escaped, output);
         let escaped = std::str::from_utf8(&escaped).expect("JSON is UTF-8");
@@ -553,7 +609,10 @@ impl<W: Write> Gen<W> {
                     let b = m.key("content");
                     b.push(b'[');
                     object(b, |t| {
-                        t.s("tool_use_id", tid).s("type", "tool_result").raw("content", escaped).raw("is_error", &is_error.to_string());
+                        t.s("tool_use_id", tid)
+                            .s("type", "tool_result")
+                            .raw("content", escaped)
+                            .raw("is_error", &is_error.to_string());
                     });
                     b.push(b']');
                 });

@@ -99,7 +99,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
         struct V<'a>(PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
             type Value = Content<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string or an array of blocks")
             }
             fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
@@ -210,7 +210,7 @@ fn run(typed: bool) -> io::Result<u64> {
         if !typed {
             out.write_line(&text)?;
         } else if !text.trim().is_empty() {
-            match serde_json::from_str::<Wire>(&text) {
+            match serde_json::from_str::<Wire<'_>>(&text) {
                 Ok(w) => out.write_json(&w)?,
                 Err(e) => {
                     if bad == 0 {

@@ -119,7 +119,8 @@ pub fn check_normalize(data: &[u8]) {
         strings(ev, &mut s);
         s.iter().for_each(|s| assert_safe(s, &what));
     }
-    let summaries: Vec<usize> = events.iter().enumerate().filter(|(_, e)| e["type"] == "summary").map(|(i, _)| i).collect();
+    let summaries: Vec<usize> =
+        events.iter().enumerate().filter(|(_, e)| e["type"] == "summary").map(|(i, _)| i).collect();
     assert_eq!(summaries, [events.len() - 1], "{what}: not exactly one summary, last");
 
     // Provenance: every non-blank input line is referenced, and no event points past the end.
@@ -175,9 +176,8 @@ fn check_lifecycles(events: &[Value], what: &str) {
         let p = &e["payload"];
         let (kind, id, start) = match t {
             "tool.started" => ("tool", p["toolCallId"].to_string(), true),
-            "tool.completed" | "tool.failed" | "tool.denied" | "tool.cancelled" | "tool.timeout" | "tool.interrupted" => {
-                ("tool", p["toolCallId"].to_string(), false)
-            }
+            "tool.completed" | "tool.failed" | "tool.denied" | "tool.cancelled" | "tool.timeout"
+            | "tool.interrupted" => ("tool", p["toolCallId"].to_string(), false),
             "turn.started" => ("turn", e["turnId"].to_string(), true),
             _ if t.starts_with("turn.") => ("turn", e["turnId"].to_string(), false),
             "approval.requested" => ("approval", p["approvalId"].to_string(), true),
@@ -210,7 +210,11 @@ pub fn check_scrub(data: &[u8]) {
     let (_, once) = filter::<scrub::Args>(args, input);
     let once_text = text(&once, &what);
     if args.is_empty() {
-        assert_eq!(once_text.lines().count(), input_lines(input, minicode_output::io::DEFAULT_MAX_LINE).len(), "{what}: lines lost or added");
+        assert_eq!(
+            once_text.lines().count(),
+            input_lines(input, minicode_output::io::DEFAULT_MAX_LINE).len(),
+            "{what}: lines lost or added"
+        );
         for line in once_text.lines() {
             match serde_json::from_str::<Value>(line) {
                 Ok(v) => {
@@ -225,7 +229,11 @@ pub fn check_scrub(data: &[u8]) {
         assert_safe(&once_text, &what);
     }
     let (_, twice) = filter::<scrub::Args>(args, &once);
-    assert!(once == twice, "{what}: not idempotent:\n once: {once_text:?}\ntwice: {:?}", String::from_utf8_lossy(&twice));
+    assert!(
+        once == twice,
+        "{what}: not idempotent:\n once: {once_text:?}\ntwice: {:?}",
+        String::from_utf8_lossy(&twice)
+    );
 }
 
 /// `truncate`: option bits 0-1 pick `--max-bytes` (0, 7, 64, 300), bits 2-3 `--keep`
@@ -249,7 +257,11 @@ pub fn check_truncate(data: &[u8]) {
     if text_mode {
         assert!(once.len() <= max, "{what}: {} bytes out", once.len());
     } else {
-        assert_eq!(once_text.lines().count(), input_lines(input, minicode_output::io::DEFAULT_MAX_LINE).len(), "{what}: lines lost or added");
+        assert_eq!(
+            once_text.lines().count(),
+            input_lines(input, minicode_output::io::DEFAULT_MAX_LINE).len(),
+            "{what}: lines lost or added"
+        );
         for line in once_text.lines() {
             let mut long = Vec::new();
             if let Ok(mut ev) = serde_json::from_str::<Event>(line) {
@@ -274,7 +286,11 @@ pub fn check_truncate(data: &[u8]) {
         }
     }
     let (_, twice) = filter::<truncate::Args>(&args, &once);
-    assert!(once == twice, "{what}: not idempotent:\n once: {once_text:?}\ntwice: {:?}", String::from_utf8_lossy(&twice));
+    assert!(
+        once == twice,
+        "{what}: not idempotent:\n once: {once_text:?}\ntwice: {:?}",
+        String::from_utf8_lossy(&twice)
+    );
 }
 
 /// `project`: option byte % 7 is the mode (`Mode::ALL` order); bit 3 resumes an SSE stream
@@ -299,7 +315,8 @@ pub fn check_project(data: &[u8]) {
         Mode::Normal | Mode::Verbose | Mode::Debug => assert_safe(&out, &what),
         Mode::Jsonl => {
             for line in out.lines() {
-                serde_json::from_str::<Event>(line).unwrap_or_else(|e| panic!("{what}: not a canonical event ({e}): {line}"));
+                serde_json::from_str::<Event>(line)
+                    .unwrap_or_else(|e| panic!("{what}: not a canonical event ({e}): {line}"));
             }
         }
         Mode::Acp => {
@@ -312,7 +329,11 @@ pub fn check_project(data: &[u8]) {
             let results = lines.iter().filter(|l| l["type"] == "result").count();
             assert!(results <= 1, "{what}: {results} result lines");
             if results == 1 {
-                assert_eq!(lines.last().map(|l| &l["type"]), Some(&Value::from("result")), "{what}: result is not last");
+                assert_eq!(
+                    lines.last().map(|l| &l["type"]),
+                    Some(&Value::from("result")),
+                    "{what}: result is not last"
+                );
             }
         }
         Mode::Sse => check_sse(&out, &what),
@@ -365,7 +386,10 @@ fn check_sse(out: &str, what: &str) {
             json_line(data, what);
             in_frame = true;
         } else {
-            assert!(line.starts_with("id: ") || line.starts_with("event: ") || line.starts_with(':'), "{what}: not an SSE field: {line:?}");
+            assert!(
+                line.starts_with("id: ") || line.starts_with("event: ") || line.starts_with(':'),
+                "{what}: not an SSE field: {line:?}"
+            );
             in_frame = true;
         }
     }
@@ -394,5 +418,9 @@ pub fn check_summarize(data: &[u8]) {
     serde_json::from_str::<Value>(&out_text).unwrap_or_else(|e| panic!("{what}: the report is not JSON ({e})"));
     let (outcome, merged) = filter::<summarize::Args>(&["--format", "json", "--merge"], &out);
     assert!(outcome == Outcome::Success, "{what}: --merge rejected summarize's own report");
-    assert!(merged == out, "{what}: merging one report changed it:\n   report: {out_text}\n   merged: {}", String::from_utf8_lossy(&merged));
+    assert!(
+        merged == out,
+        "{what}: merging one report changed it:\n   report: {out_text}\n   merged: {}",
+        String::from_utf8_lossy(&merged)
+    );
 }

@@ -203,7 +203,10 @@ impl Engine {
 
     /// `s1`, `s2`, … by order of appearance, skipping a name a provider already gave.
     fn anonymous_id(&self) -> String {
-        (self.sessions.len() + 1..).map(|n| format!("s{n}")).find(|id| !self.sessions.iter().any(|s| s.id == *id)).expect("an unused name")
+        (self.sessions.len() + 1..)
+            .map(|n| format!("s{n}"))
+            .find(|id| !self.sessions.iter().any(|s| s.id == *id))
+            .expect("an unused name")
     }
 
     fn push_session(&mut self, id: String, info: Option<SessionStarted>) {
@@ -306,7 +309,11 @@ impl Engine {
         let corr = self.turn_correlation();
         self.emit(
             Body::TurnEnded(TurnEnded { outcome, stop_reason, duration_ms, error }),
-            Meta::new(Visibility::ALL).status(outcome.status()).source(source).severity(severity_of(outcome)).correlation(Some(corr)),
+            Meta::new(Visibility::ALL)
+                .status(outcome.status())
+                .source(source)
+                .severity(severity_of(outcome))
+                .correlation(Some(corr)),
         );
     }
 
@@ -375,9 +382,8 @@ impl Engine {
     /// True when the tool call was seen, open or ended, in the current session.
     pub fn tool_is_known(&self, id: &str) -> bool {
         let id = &*clean_id(id);
-        self.current.is_some_and(|i| {
-            self.sessions[i].tools.contains_key(id) || self.closed_tools.contains(&scoped(i, id))
-        })
+        self.current
+            .is_some_and(|i| self.sessions[i].tools.contains_key(id) || self.closed_tools.contains(&scoped(i, id)))
     }
 
     /// The name a tool call was announced with.
@@ -508,10 +514,14 @@ impl Engine {
         let tool_call_id = tool_call_id.map(clean_id);
         let tool_call_id = tool_call_id.as_deref();
         let i = self.session_index();
-        if self.sessions[i].approvals.contains_key(approval_id) || self.settled_approvals.contains(&scoped(i, approval_id)) {
+        if self.sessions[i].approvals.contains_key(approval_id)
+            || self.settled_approvals.contains(&scoped(i, approval_id))
+        {
             return;
         }
-        self.sessions[i].approvals.insert(approval_id.to_owned(), ApprovalState { tool_call_id: tool_call_id.map(str::to_owned) });
+        self.sessions[i]
+            .approvals
+            .insert(approval_id.to_owned(), ApprovalState { tool_call_id: tool_call_id.map(str::to_owned) });
         let body = Body::ApprovalRequested(Approval {
             approval_id: approval_id.to_owned(),
             tool_call_id: tool_call_id.map(str::to_owned),
@@ -539,7 +549,12 @@ impl Engine {
             }
         }
         let status = if decision.is_allowed() { Status::Completed } else { Status::Denied };
-        let body = Body::ApprovalSettled(Approval { approval_id: approval_id.to_owned(), tool_call_id, title: None, decision: Some(decision) });
+        let body = Body::ApprovalSettled(Approval {
+            approval_id: approval_id.to_owned(),
+            tool_call_id,
+            title: None,
+            decision: Some(decision),
+        });
         let meta = Meta::new(Visibility::ALL).status(status).source(source).correlation(Some(approval_id.to_owned()));
         self.emit(body, meta);
     }
@@ -569,8 +584,12 @@ impl Engine {
 
     /// A file the agent changed.
     pub fn file_changed(&mut self, path: String, change: FileChange, tool_call_id: Option<String>) {
-        let parent = tool_call_id.as_deref().and_then(|t| self.session().tools.get(t)).and_then(|t| t.parent_id.clone());
-        self.emit(Body::FileChanged(FileChanged { path, change, tool_call_id }), Meta::new(Visibility::ALL).parent(parent));
+        let parent =
+            tool_call_id.as_deref().and_then(|t| self.session().tools.get(t)).and_then(|t| t.parent_id.clone());
+        self.emit(
+            Body::FileChanged(FileChanged { path, change, tool_call_id }),
+            Meta::new(Visibility::ALL).parent(parent),
+        );
     }
 
     /// Token usage; emitted as a `usage` event and counted once into the session's totals.
@@ -726,7 +745,9 @@ impl Engine {
                 } else {
                     format!("no agent events were recognised in {} input line(s)", self.health.lines)
                 },
-                action: Some("pipe an agent's JSON output (e.g. claude -p … --output-format stream-json) into normalize".into()),
+                action: Some(
+                    "pipe an agent's JSON output (e.g. claude -p … --output-format stream-json) into normalize".into(),
+                ),
             })
         } else {
             None
@@ -844,7 +865,14 @@ struct Meta {
 
 impl Meta {
     fn new(visibility: Visibility) -> Meta {
-        Meta { visibility, source: Source::Agent, severity: Severity::Info, status: None, correlation: None, parent: None }
+        Meta {
+            visibility,
+            source: Source::Agent,
+            severity: Severity::Info,
+            status: None,
+            correlation: None,
+            parent: None,
+        }
     }
     fn status(mut self, s: Status) -> Meta {
         self.status = Some(s);
@@ -883,12 +911,26 @@ fn clean_id(id: &str) -> Cow<'_, str> {
 pub fn provider_error(message: &str, http_status: Option<u16>) -> ErrorInfo {
     let lower = message.to_ascii_lowercase();
     let config = matches!(http_status, Some(401 | 403 | 404))
-        || ["authentication", "unauthorized", "api key", "api_key", "no auth", "not logged in", "model metadata", "invalid model", "permission denied"]
-            .iter()
-            .any(|w| lower.contains(w));
+        || [
+            "authentication",
+            "unauthorized",
+            "api key",
+            "api_key",
+            "no auth",
+            "not logged in",
+            "model metadata",
+            "invalid model",
+            "permission denied",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
     let (category, action) = if config {
         (ErrorCategory::ConfigurationError, "check the agent's credentials, model name and configuration")
-    } else if matches!(http_status, Some(429)) || lower.contains("429") || lower.contains("rate limit") || lower.contains("rate_limit") {
+    } else if matches!(http_status, Some(429))
+        || lower.contains("429")
+        || lower.contains("rate limit")
+        || lower.contains("rate_limit")
+    {
         (ErrorCategory::ProviderError, "the provider is rate limiting; wait and retry, or lower the request rate")
     } else if matches!(http_status, Some(400)) || lower.contains("400") || lower.contains("invalid_request") {
         (ErrorCategory::ProviderError, "the provider rejected the request; check the prompt, model and parameters")

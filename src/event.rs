@@ -14,8 +14,8 @@ mod summary;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use summary::{InputHealth, Summary, SummaryFigures, SessionFigures, ToolCounts, UsageTotals};
 pub(crate) use serde_impl::Str;
+pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCounts, UsageTotals};
 
 /// The schema name every event carries.
 pub const SCHEMA: &str = "minicode.output.v1";
@@ -911,7 +911,11 @@ impl Event {
             from = p.inside.end;
         }
         rest.push_str(&line[from..]);
-        let cut = pieces.into_iter().map(|p| CutOutput { field: p.field, literal: &line[p.inside.start - 1..p.inside.end + 1], len: p.len });
+        let cut = pieces.into_iter().map(|p| CutOutput {
+            field: p.field,
+            literal: &line[p.inside.start - 1..p.inside.end + 1],
+            len: p.len,
+        });
         Some(CutLine { rest, cut: cut.collect() })
     }
 
@@ -1053,7 +1057,10 @@ mod tests {
         let payload_first = read(&format!(r#"{{{ENVELOPE},"payload":{DONE},"type":"tool.completed"}}"#)).unwrap();
         assert_eq!(type_first, payload_first);
         let Body::ToolEnded(t) = &type_first.body else { panic!("{type_first:?}") };
-        assert_eq!((t.outcome, t.output.as_ref().and_then(|o| o.stdout.as_deref())), (Outcome::Completed, Some("ok\n")));
+        assert_eq!(
+            (t.outcome, t.output.as_ref().and_then(|o| o.stdout.as_deref())),
+            (Outcome::Completed, Some("ok\n"))
+        );
         // A type this version does not know keeps its payload and the fields after it.
         let other = read(&format!(r#"{{{ENVELOPE},"type":"x.new","payload":{{"a":1}},"b":2}}"#)).unwrap();
         let Body::Other(o) = &other.body else { panic!("{other:?}") };

@@ -112,7 +112,9 @@ impl<R: Read> LineReader<R> {
                 // Grow the readable length a chunk at a time (the Vec still doubles its
                 // capacity): `resize` writes zeros, and zeroed pages count in the resident
                 // set, so a doubled length would cost up to twice a huge line.
-                let len = (self.buf.len() + CHUNK.max(self.buf.len() / 8)).min(self.max_line + CHUNK + 1).max(self.buf.len() + 1);
+                let len = (self.buf.len() + CHUNK.max(self.buf.len() / 8))
+                    .min(self.max_line + CHUNK + 1)
+                    .max(self.buf.len() + 1);
                 self.buf.resize(len, 0);
             }
         }
@@ -636,7 +638,8 @@ pub fn read_lines<W: Write>(
     Ok(n)
 }
 
-static SIGNALS: std::sync::OnceLock<[(i32, std::sync::Arc<std::sync::atomic::AtomicBool>); 2]> = std::sync::OnceLock::new();
+static SIGNALS: std::sync::OnceLock<[(i32, std::sync::Arc<std::sync::atomic::AtomicBool>); 2]> =
+    std::sync::OnceLock::new();
 
 /// From now on SIGINT and SIGTERM only ask the filter to stop at the next line boundary, so
 /// what it has written stays whole lines (and `normalize` still writes its summary). A

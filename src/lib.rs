@@ -34,6 +34,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bound;
+pub mod cli;
 pub mod engine;
 pub mod event;
 pub mod io;
@@ -41,7 +42,6 @@ pub mod pipeline;
 pub mod projection;
 pub mod provider;
 mod scan;
-pub mod cli;
 pub mod scrub;
 pub mod summarize;
 pub mod truncate;

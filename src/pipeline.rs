@@ -142,7 +142,9 @@ mod tests {
     #[test]
     fn matches_the_binary_goldens() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        for case in ["codex/exit4", "codex/write", "claude/exit4", "claude/deny", "opencode/exit4", "acp/codex-acp-exit4"] {
+        for case in
+            ["codex/exit4", "codex/write", "claude/exit4", "claude/deny", "opencode/exit4", "acp/codex-acp-exit4"]
+        {
             let input = std::fs::read(root.join(format!("{case}.input.jsonl"))).unwrap();
             let expected = std::fs::read_to_string(root.join(format!("{case}.events.jsonl"))).unwrap();
             let events = normalize(&input[..], None, Clock::Fixed(1_767_225_600_000)).unwrap();

@@ -77,7 +77,7 @@ fn type_of(line: &str) -> Option<Cow<'_, str>> {
         #[serde(rename = "type", borrow)]
         kind: Cow<'a, str>,
     }
-    serde_json::from_str::<Tag>(line).ok().map(|t| t.kind)
+    serde_json::from_str::<Tag<'_>>(line).ok().map(|t| t.kind)
 }
 
 /// The `type` of a line that begins `{"type":"…"`, when its value has no escapes: found
@@ -147,19 +147,23 @@ impl Provider {
 
     /// Which dialect a JSON line is in, if it says.
     pub fn detect(line: &str) -> Option<Provider> {
-        let p: Probe = serde_json::from_str(line).ok()?;
+        let p: Probe<'_> = serde_json::from_str(line).ok()?;
         if p.jsonrpc.is_some() {
             return Some(Provider::Acp);
         }
         let t = p.kind.as_deref()?;
         match t {
-            "system" | "assistant" | "user" | "result" | "stream_event" if p.session_id.is_some() || p.message.is_some() => {
+            "system" | "assistant" | "user" | "result" | "stream_event"
+                if p.session_id.is_some() || p.message.is_some() =>
+            {
                 Some(Provider::Claude)
             }
             "thread.started" | "turn.started" | "turn.completed" | "turn.failed" => Some(Provider::Codex),
             _ if t.starts_with("item.") => Some(Provider::Codex),
             _ if p.session_id_oc.is_some() => Some(Provider::OpenCode),
-            "init" | "message" | "tool_use" | "tool_result" | "result" if p.timestamp.is_some() => Some(Provider::Gemini),
+            "init" | "message" | "tool_use" | "tool_result" | "result" if p.timestamp.is_some() => {
+                Some(Provider::Gemini)
+            }
             _ => None,
         }
     }
@@ -174,10 +178,9 @@ impl fmt::Display for Provider {
 impl FromStr for Provider {
     type Err = String;
     fn from_str(s: &str) -> Result<Provider, String> {
-        Provider::ALL
-            .into_iter()
-            .find(|p| p.name() == s)
-            .ok_or_else(|| format!("unknown provider {s:?} (expected auto, claude, codex, opencode, auggie, gemini or acp)"))
+        Provider::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
+            format!("unknown provider {s:?} (expected auto, claude, codex, opencode, auggie, gemini or acp)")
+        })
     }
 }
 
@@ -234,7 +237,10 @@ impl Normalizer {
             Line::Oversized { bytes, sample } => {
                 self.engine.count_oversized();
                 self.engine.raw(&sample, RawReason::Oversized);
-                self.diagnostics.push(format!("line {}: {bytes} bytes is over the line limit; kept its start as a raw event", self.line_no));
+                self.diagnostics.push(format!(
+                    "line {}: {bytes} bytes is over the line limit; kept its start as a raw event",
+                    self.line_no
+                ));
             }
             Line::Text(_) if blank => {}
             Line::Text(_) => self.parse(text),
@@ -269,7 +275,11 @@ impl Normalizer {
             result = self.switch_dialect(text).unwrap_or(result);
         }
         if let Err(e) = result {
-            let reason = if self.parser.is_none() && !matches!(e, LineError::NotJson(_)) { RawReason::UnknownProvider } else { e.reason() };
+            let reason = if self.parser.is_none() && !matches!(e, LineError::NotJson(_)) {
+                RawReason::UnknownProvider
+            } else {
+                e.reason()
+            };
             self.engine.raw(text, reason);
         }
     }

@@ -20,7 +20,9 @@ fn events(case: &str) -> Vec<Value> {
 fn tool_ends(events: &[Value]) -> Vec<&Value> {
     events
         .iter()
-        .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("tool.") && !matches!(t, "tool.started" | "tool.output")))
+        .filter(|e| {
+            e["type"].as_str().is_some_and(|t| t.starts_with("tool.") && !matches!(t, "tool.started" | "tool.output"))
+        })
         .collect()
 }
 
@@ -38,7 +40,8 @@ fn codex_deltas_then_formatted_output_give_each_line_once_and_exit_4() {
     assert_eq!(ends[0]["type"], "tool.failed");
     assert_eq!(ends[0]["payload"]["output"]["exit_code"], 4);
     assert_eq!(ends[0]["payload"]["output"]["stdout"], "alpha\nbeta\n");
-    let live: Vec<&str> = ev.iter().filter(|e| e["type"] == "tool.output").filter_map(|e| e["payload"]["delta"].as_str()).collect();
+    let live: Vec<&str> =
+        ev.iter().filter(|e| e["type"] == "tool.output").filter_map(|e| e["payload"]["delta"].as_str()).collect();
     assert_eq!(live, ["alpha\n", "beta\n"], "output appears while the command runs");
 }
 

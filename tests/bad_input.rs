@@ -15,14 +15,16 @@ fn normalize_checked(input: &[u8], args: &[&str]) -> (Vec<serde_json::Value>, St
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert!(out.stdout.ends_with(b"\n"), "output ends with a whole line");
     let events = json_lines(&out.stdout);
-    let summaries: Vec<usize> = events.iter().enumerate().filter(|(_, e)| e["type"] == "summary").map(|(i, _)| i).collect();
+    let summaries: Vec<usize> =
+        events.iter().enumerate().filter(|(_, e)| e["type"] == "summary").map(|(i, _)| i).collect();
     assert_eq!(summaries, [events.len() - 1], "exactly one summary, last");
     let mut refs = BTreeSet::new();
     for e in &events {
         let first = e["rawRef"]["line"].as_u64().unwrap();
         refs.extend(first..=e["rawRef"]["endLine"].as_u64().unwrap_or(first));
     }
-    let text = if input.starts_with(b"\xff\xfe") || input.starts_with(b"\xfe\xff") { Vec::new() } else { input.to_vec() };
+    let text =
+        if input.starts_with(b"\xff\xfe") || input.starts_with(b"\xfe\xff") { Vec::new() } else { input.to_vec() };
     for (n, line) in text.split(|&b| b == b'\n').enumerate() {
         // Blank: spaces and tabs, and the `\r` of a CRLF ending.
         if !line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
@@ -61,7 +63,8 @@ fn binary_and_nul_bytes_become_clean_raw_events() {
     let (events, stderr, code) = normalize_checked(&input, &[]);
     assert_eq!(code, 1);
     assert!(stderr.contains("line 1") && stderr.contains("line 2"), "{stderr}");
-    let raws: Vec<&str> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
+    let raws: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
     assert_eq!(raws.len(), 2);
     assert!(raws.iter().all(|r| !r.chars().any(|c| c.is_control() && c != '\n' && c != '\t')), "{raws:?}");
     assert!(raws[0].contains("ABCDEFGHIJ"), "visible bytes are kept");
@@ -84,7 +87,10 @@ fn utf16_with_a_bom_is_decoded() {
 fn deeply_nested_json_is_raw_not_a_crash() {
     let mut line = "[".repeat(10_000);
     line.push_str(&"]".repeat(10_000));
-    let input = format!("{{\"type\":\"thread.started\",\"thread_id\":\"t\"}}\n{line}\n{{\"x\":{}}}\n", "{\"a\":".repeat(10_000) + "1" + &"}".repeat(10_000));
+    let input = format!(
+        "{{\"type\":\"thread.started\",\"thread_id\":\"t\"}}\n{line}\n{{\"x\":{}}}\n",
+        "{\"a\":".repeat(10_000) + "1" + &"}".repeat(10_000)
+    );
     let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
     assert_eq!(events.iter().filter(|e| e["type"] == "raw").count(), 2);
 }
@@ -127,7 +133,10 @@ fn duplicated_and_out_of_order_events_give_one_lifecycle() {
 {"type":"turn.completed"}
 "#;
     let (events, _, _) = normalize_checked(input, &[]);
-    assert_eq!(types(&events), ["session.started", "turn.started", "tool.started", "tool.completed", "turn.completed", "summary"]);
+    assert_eq!(
+        types(&events),
+        ["session.started", "turn.started", "tool.started", "tool.completed", "turn.completed", "summary"]
+    );
 }
 
 #[test]

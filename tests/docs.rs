@@ -44,7 +44,11 @@ fn completions_are_fresh() {
     let mut failures = Vec::new();
     for mut c in commands() {
         let name = c.get_name().to_owned();
-        for (shell, file) in [(Shell::Bash, format!("{name}.bash")), (Shell::Zsh, format!("_{name}")), (Shell::Fish, format!("{name}.fish"))] {
+        for (shell, file) in [
+            (Shell::Bash, format!("{name}.bash")),
+            (Shell::Zsh, format!("_{name}")),
+            (Shell::Fish, format!("{name}.fish")),
+        ] {
             let mut out = Vec::new();
             clap_complete::generate(shell, &mut c, &name, &mut out);
             if let Err(e) = golden_at(&root().join("completions").join(file), &out) {

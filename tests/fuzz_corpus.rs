@@ -20,10 +20,19 @@ fn every_corpus_file_passes_its_target_checks() {
         for file in files {
             let data = std::fs::read(&file).expect("corpus file");
             if let Err(panic) = std::panic::catch_unwind(|| check::run(target, &data)) {
-                let why = panic.downcast_ref::<String>().map(String::as_str).or(panic.downcast_ref::<&str>().copied()).unwrap_or("");
+                let why = panic
+                    .downcast_ref::<String>()
+                    .map(String::as_str)
+                    .or(panic.downcast_ref::<&str>().copied())
+                    .unwrap_or("");
                 failures.push(format!("{target} {}: {}", file.display(), why.chars().take(400).collect::<String>()));
             }
         }
     }
-    assert!(failures.is_empty(), "{} corpus file(s) fail (replay one with `cargo fuzz run <target> <file>`):\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} corpus file(s) fail (replay one with `cargo fuzz run <target> <file>`):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

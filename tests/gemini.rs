@@ -45,7 +45,13 @@ fn a_shell_exit_code_is_never_invented() {
 
 #[test]
 fn the_exit_code_gemini_shows_for_a_silent_failure_is_read() {
-    let events = normalize_lines(&[init(), user("go"), shell("t1", "test -f x"), result_of("t1", "success", "Command exited with code: 1"), success()]);
+    let events = normalize_lines(&[
+        init(),
+        user("go"),
+        shell("t1", "test -f x"),
+        result_of("t1", "success", "Command exited with code: 1"),
+        success(),
+    ]);
     let failed = only(&events, "tool.failed");
     assert_eq!(failed["payload"]["output"], json!({"exit_code": 1}));
 }
@@ -67,7 +73,11 @@ fn cancelled_timed_out_and_policy_refused_tools_keep_their_status() {
         shell("t1", "sleep 9"),
         result_of("t1", "success", "Command cancelled by user.\n\nOutput before cancellation:\nzzz"),
         shell("t2", "tail -f log"),
-        result_of("t2", "success", "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output."),
+        result_of(
+            "t2",
+            "success",
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 minutes without output.",
+        ),
         shell("t3", "rm -rf /"),
         json!({"type": "tool_result", "timestamp": TS, "tool_id": "t3", "status": "error", "error": {"type": "policy_violation", "message": "denied by policy"}}),
         success(),
@@ -91,7 +101,10 @@ fn large_output_is_bounded_and_marked() {
 fn the_prompt_opens_the_turn_and_stats_are_the_usage() {
     let events = capture("text");
     assert_eq!(only(&events, "session.started")["payload"], json!({"provider": "gemini-cli", "model": "auto"}));
-    assert_eq!(only(&events, "turn.started")["payload"]["prompt"], "SCENARIO_TEXT WORKDIR=/home/dev/w/gm-text please do the task.");
+    assert_eq!(
+        only(&events, "turn.started")["payload"]["prompt"],
+        "SCENARIO_TEXT WORKDIR=/home/dev/w/gm-text please do the task."
+    );
     let summary = events.last().unwrap();
     assert_eq!(summary["payload"]["usage"], json!({"input_tokens": 12393, "output_tokens": 24, "cache_read": 0}));
     assert_eq!((&summary["ok"], &summary["payload"]["durationMs"]), (&json!(true), &json!(186)));
@@ -116,7 +129,8 @@ fn a_stream_that_stops_is_interrupted() {
 
 #[test]
 fn a_stream_that_stops_after_an_error_note_failed_for_that_reason() {
-    let note = json!({"type": "error", "timestamp": TS, "severity": "error", "message": "Maximum session turns exceeded"});
+    let note =
+        json!({"type": "error", "timestamp": TS, "severity": "error", "message": "Maximum session turns exceeded"});
     let events = normalize_lines(&[init(), user("go"), note]);
     assert_eq!(only(&events, "warning")["payload"]["category"], "MAX_TURNS");
     assert_eq!(only(&events, "turn.failed")["payload"]["error"]["category"], "MAX_TURNS");
@@ -125,7 +139,14 @@ fn a_stream_that_stops_after_an_error_note_failed_for_that_reason() {
 #[test]
 fn chunks_are_shown_once_even_when_the_whole_message_follows() {
     let chunk = |s: &str, delta: bool| json!({"type": "message", "timestamp": TS, "role": "assistant", "content": s, "delta": delta});
-    let events = normalize_lines(&[init(), user("go"), chunk("Hello, ", true), chunk("world.", true), chunk("Hello, world.", false), success()]);
+    let events = normalize_lines(&[
+        init(),
+        user("go"),
+        chunk("Hello, ", true),
+        chunk("world.", true),
+        chunk("Hello, world.", false),
+        success(),
+    ]);
     let text: String = of_type(&events, "text").iter().map(|e| e["payload"]["delta"].as_str().unwrap()).collect();
     assert_eq!(text, "Hello, world.");
 }

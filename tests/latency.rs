@@ -54,7 +54,11 @@ impl Live {
 
     fn write(&mut self, line: &str) {
         let stdin = self.child.stdin.as_mut().expect("stdin still open");
-        stdin.write_all(line.as_bytes()).and_then(|()| stdin.write_all(b"\n")).and_then(|()| stdin.flush()).expect("normalize reads");
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush())
+            .expect("normalize reads");
     }
 
     /// The next output line as JSON, or why there is none within `WAIT`.
@@ -103,7 +107,11 @@ fn replay(case: &str) {
         }
         assert!(written.elapsed() < WAIT, "{case}: line {n} took {:?} to be answered", written.elapsed());
     }
-    assert!(expected.peek().is_none(), "{case}: events never caused by a line: {:?}", expected.map(describe).collect::<Vec<_>>());
+    assert!(
+        expected.peek().is_none(),
+        "{case}: events never caused by a line: {:?}",
+        expected.map(describe).collect::<Vec<_>>()
+    );
     drop(live.child.stdin.take());
     let got = live.next().unwrap_or_else(|why| panic!("{case}: stdin closed, waiting for the summary: {why}"));
     assert_eq!(describe(&got), describe(summary), "{case}: at the end of input");

@@ -31,7 +31,14 @@ fn unknown_flag_is_a_usage_error() {
 
 #[test]
 fn empty_input_gives_one_failed_summary_and_exit_1() {
-    let out = bin("normalize").write_stdin("").assert().code(1).stderr(predicate::str::contains("empty")).get_output().stdout.clone();
+    let out = bin("normalize")
+        .write_stdin("")
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("empty"))
+        .get_output()
+        .stdout
+        .clone();
     let events = json_lines(&out);
     assert_eq!(events.len(), 1);
     assert_eq!(events[0]["type"], "summary");
@@ -45,7 +52,8 @@ fn garbage_lines_are_kept_as_raw_events_and_named_on_stderr() {
     assert.stderr(predicate::str::contains("line 1").and(predicate::str::contains("line 2")));
     let out = bin("normalize").write_stdin("hello\n\u{1b}[31mnot json\n").output().unwrap().stdout;
     let events = json_lines(&out);
-    let raws: Vec<&str> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
+    let raws: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "raw").map(|e| e["payload"]["line"].as_str().unwrap()).collect();
     assert_eq!(raws, ["hello", "not json"]);
     assert_eq!(events.last().unwrap()["ok"], false);
 }
@@ -127,7 +135,8 @@ fn claude_exit_code_text_is_metadata() {
 #[test]
 fn claude_partial_messages_do_not_duplicate_text() {
     let events = json_lines(&run("normalize", &[], &read("claude/text-partial.input.jsonl")));
-    let text: String = events.iter().filter(|e| e["type"] == "text").map(|e| e["payload"]["delta"].as_str().unwrap()).collect();
+    let text: String =
+        events.iter().filter(|e| e["type"] == "text").map(|e| e["payload"]["delta"].as_str().unwrap()).collect();
     assert_eq!(text.matches("Hello from the mock model.").count(), 1);
 }
 
@@ -143,15 +152,18 @@ fn events_keep_their_order_across_the_reading_and_writing_threads() {
 
     let from_file = bin("normalize").args(["--from", "claude"]).arg(&path).assert().code(1).get_output().clone();
     std::fs::remove_file(&path).unwrap();
-    let from_pipe = bin("normalize").args(["--from", "claude"]).write_stdin(input).assert().code(1).get_output().clone();
+    let from_pipe =
+        bin("normalize").args(["--from", "claude"]).write_stdin(input).assert().code(1).get_output().clone();
     let events = json_lines(&from_file.stdout);
-    let lines: Vec<Option<u64>> = events.iter().filter(|e| e["type"] == "raw").map(|e| e["rawRef"]["line"].as_u64()).collect();
+    let lines: Vec<Option<u64>> =
+        events.iter().filter(|e| e["type"] == "raw").map(|e| e["rawRef"]["line"].as_u64()).collect();
     assert!(lines.iter().copied().eq((1..=n as u64).map(Some)), "one raw event per line, in order");
     assert_eq!((events.len(), &events[n]["type"]), (n + 1, &serde_json::json!("summary")));
     assert!(from_file.stdout == from_pipe.stdout, "a file and a pipe give the same events");
     assert_eq!(from_file.stderr, from_pipe.stderr);
     let said: Vec<String> = String::from_utf8_lossy(&from_file.stderr).lines().map(str::to_owned).collect();
-    let first: Vec<String> = (1..said.len()).map(|i| format!("normalize: line {i}: kept as a raw event (not JSON)")).collect();
+    let first: Vec<String> =
+        (1..said.len()).map(|i| format!("normalize: line {i}: kept as a raw event (not JSON)")).collect();
     assert_eq!(said[..said.len() - 1], first[..], "the first diagnostics, in line order");
     // The rest of the raw lines, and the summary's input error (no line was understood).
     let more = n - first.len() + 1;
@@ -190,12 +202,22 @@ fn providers(events: &[serde_json::Value]) -> Vec<&str> {
 /// the same order, and one summary for them all. `--from` keeps to the dialect it names.
 #[test]
 fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
-    let runs = ["claude/exit4", "codex/cancel", "opencode/exit4", "gemini/exit4", "acp/codex-acp-exit4", "opencode/err400", "claude/text"];
+    let runs = [
+        "claude/exit4",
+        "codex/cancel",
+        "opencode/exit4",
+        "gemini/exit4",
+        "acp/codex-acp-exit4",
+        "opencode/err400",
+        "claude/text",
+    ];
     let files: Vec<String> = runs.iter().map(|r| format!("{r}.input.jsonl")).collect();
-    let alone: Vec<serde_json::Value> = files.iter().flat_map(|f| events_of(&run("normalize", &[], &read(f)))).collect();
+    let alone: Vec<serde_json::Value> =
+        files.iter().flat_map(|f| events_of(&run("normalize", &[], &read(f)))).collect();
     assert!(alone.iter().any(|e| e["type"] == "tool.interrupted"), "a run is cut short");
 
-    let as_files = bin("normalize").args(files.iter().map(|f| fixture(f))).assert().success().get_output().stdout.clone();
+    let as_files =
+        bin("normalize").args(files.iter().map(|f| fixture(f))).assert().success().get_output().stdout.clone();
     let joined: Vec<u8> = files.iter().flat_map(|f| read(f)).collect();
     let on_stdin = run("normalize", &[], &joined);
     assert!(as_files == on_stdin, "files and their concatenation give the same events");
@@ -206,7 +228,10 @@ fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
     assert_eq!(providers, ["claude-code", "codex", "opencode", "gemini-cli", "codex-acp", "opencode", "claude-code"]);
 
     let forced = json_lines(&run("normalize", &["--from", "claude"], &joined));
-    assert!(of_type(&forced, "session.started").len() == 2 && !of_type(&forced, "raw").is_empty(), "--from claude reads only Claude's runs");
+    assert!(
+        of_type(&forced, "session.started").len() == 2 && !of_type(&forced, "raw").is_empty(),
+        "--from claude reads only Claude's runs"
+    );
 }
 
 /// A run whose start is missing (the line that names its agent) is named by its own dialect,
@@ -216,7 +241,8 @@ fn a_run_without_its_start_is_named_by_its_own_dialect() {
     let claude = read("claude/exit4.input.jsonl");
     let headless = &claude[claude.iter().position(|&b| b == b'\n').unwrap() + 1..];
     let codex = read("codex/exit4.input.jsonl");
-    let alone: Vec<serde_json::Value> = [&codex[..], headless].iter().flat_map(|part| events_of(&run("normalize", &[], part))).collect();
+    let alone: Vec<serde_json::Value> =
+        [&codex[..], headless].iter().flat_map(|part| events_of(&run("normalize", &[], part))).collect();
     let joined = events_of(&run("normalize", &[], &[&codex[..], headless].concat()));
     assert!(joined == alone, "each run's events, as alone");
     let providers = providers(&joined);

@@ -67,20 +67,29 @@ fn every_step_adds_its_usage() {
     let events = capture("ansi");
     assert_eq!(of_type(&events, "usage").len(), 2);
     let usage = &events.last().unwrap()["payload"]["usage"];
-    assert_eq!(usage, &json!({"input_tokens": 15501, "output_tokens": 24, "cache_read": 0, "cache_write": 0, "cost_usd": 0.0}));
+    assert_eq!(
+        usage,
+        &json!({"input_tokens": 15501, "output_tokens": 24, "cache_read": 0, "cache_write": 0, "cost_usd": 0.0})
+    );
 }
 
 #[test]
 fn reasoning_counts_as_output_and_the_cache_as_input() {
     let step = |cost: f64| {
-        ev("step_finish", json!({"reason": "tool-calls", "cost": cost,
-            "tokens": {"input": 100, "output": 10, "reasoning": 5, "cache": {"read": 40, "write": 2}}}))
+        ev(
+            "step_finish",
+            json!({"reason": "tool-calls", "cost": cost,
+            "tokens": {"input": 100, "output": 10, "reasoning": 5, "cache": {"read": 40, "write": 2}}}),
+        )
     };
     let events = normalize_lines(&[start(), step(0.25), start(), step(0.5), finish("stop")]);
     let usage = &events.last().unwrap()["payload"]["usage"];
     assert_eq!(usage["input_tokens"], 2 * 142 + 10);
     assert_eq!(usage["output_tokens"], 2 * 15 + 1);
-    assert_eq!((&usage["cache_read"], &usage["cache_write"], &usage["cost_usd"]), (&json!(80), &json!(4), &json!(0.75)));
+    assert_eq!(
+        (&usage["cache_read"], &usage["cache_write"], &usage["cost_usd"]),
+        (&json!(80), &json!(4), &json!(0.75))
+    );
 }
 
 #[test]
@@ -103,8 +112,12 @@ fn write_adds_a_file_and_edit_updates_it() {
 
 #[test]
 fn a_task_is_an_agent_tool_and_its_child_session_is_its_child() {
-    let task = tool("task", "c1", json!({"status": "completed", "input": {"description": "review", "subagent_type": "general"},
-        "output": "done", "metadata": {"sessionId": "ses_child", "parentSessionId": "ses_t"}}));
+    let task = tool(
+        "task",
+        "c1",
+        json!({"status": "completed", "input": {"description": "review", "subagent_type": "general"},
+        "output": "done", "metadata": {"sessionId": "ses_child", "parentSessionId": "ses_t"}}),
+    );
     let child = ev("text", json!({"type": "text", "text": "from the child", "sessionID": "ses_child"}));
     let events = normalize_lines(&[start(), task, child, finish("stop")]);
     let started = only(&events, "tool.started");
@@ -115,8 +128,12 @@ fn a_task_is_an_agent_tool_and_its_child_session_is_its_child() {
 
 #[test]
 fn an_aborted_tool_and_an_aborted_message_are_cancelled() {
-    let aborted = tool("bash", "c1", json!({"status": "error", "input": {"command": "sleep 9"},
-        "error": "Tool execution aborted", "metadata": {"interrupted": true}}));
+    let aborted = tool(
+        "bash",
+        "c1",
+        json!({"status": "error", "input": {"command": "sleep 9"},
+        "error": "Tool execution aborted", "metadata": {"interrupted": true}}),
+    );
     let error = json!({"type": "error", "sessionID": "ses_t", "error": {"name": "MessageAbortedError", "data": {"message": "Aborted"}}});
     let events = normalize_lines(&[start(), aborted, error]);
     assert_eq!(only(&events, "tool.cancelled")["payload"]["error"]["category"], "CANCELLED");
@@ -126,7 +143,11 @@ fn an_aborted_tool_and_an_aborted_message_are_cancelled() {
 
 #[test]
 fn an_unknown_exit_stays_unknown() {
-    let done = tool("bash", "c1", json!({"status": "completed", "input": {"command": "true"}, "output": "", "metadata": {"exit": null}}));
+    let done = tool(
+        "bash",
+        "c1",
+        json!({"status": "completed", "input": {"command": "true"}, "output": "", "metadata": {"exit": null}}),
+    );
     let events = normalize_lines(&[start(), done, finish("stop")]);
     let completed = only(&events, "tool.completed");
     assert!(completed["payload"].get("output").is_none_or(|o| o.get("exit_code").is_none()));
@@ -140,8 +161,12 @@ fn apply_patch_reports_each_file_it_touched() {
         {"filePath": "/w/lib.rs", "type": "update"},
         {"filePath": "/w/a.rs", "type": "move", "movePath": "/w/b.rs"},
     ]);
-    let patch = tool("apply_patch", "c1", json!({"status": "completed", "input": {"patchText": "*** Begin Patch"},
-        "output": "Success.", "metadata": {"files": files}}));
+    let patch = tool(
+        "apply_patch",
+        "c1",
+        json!({"status": "completed", "input": {"patchText": "*** Begin Patch"},
+        "output": "Success.", "metadata": {"files": files}}),
+    );
     let events = normalize_lines(&[start(), patch, finish("stop")]);
     let changes: Vec<String> = of_type(&events, "file.changed")
         .iter()
@@ -165,7 +190,8 @@ fn done_ends_the_run_and_a_late_error_still_fails_it() {
     let events = normalize_lines(&[start(), finish("tool-calls"), done]);
     assert_eq!(only(&events, "turn.completed")["payload"]["stopReason"], "idle");
 
-    let late = json!({"type": "error", "sessionID": "ses_t", "error": {"name": "UnknownError", "data": {"message": "boom"}}});
+    let late =
+        json!({"type": "error", "sessionID": "ses_t", "error": {"name": "UnknownError", "data": {"message": "boom"}}});
     let events = normalize_lines(&[start(), finish("stop"), late]);
     assert_eq!(of_type(&events, "turn.started").len(), 1, "a late error opens no second turn");
     assert_eq!(only(&events, "warning")["payload"]["message"], "boom");

@@ -19,7 +19,8 @@ const FILTERS: [(&str, &[&str]); 5] = [
 
 /// What `name` reads: provider output for `normalize`, canonical events for the others.
 fn stream(name: &str, copies: usize) -> Vec<u8> {
-    let one = if name == "normalize" { read("codex/exit4.input.jsonl") } else { read("project/kitchen-sink.events.jsonl") };
+    let one =
+        if name == "normalize" { read("codex/exit4.input.jsonl") } else { read("project/kitchen-sink.events.jsonl") };
     one.repeat(copies)
 }
 
@@ -27,7 +28,8 @@ fn stream(name: &str, copies: usize) -> Vec<u8> {
 fn assert_whole_lines(name: &str, out: &[u8]) {
     if name == "summarize" {
         if !out.is_empty() {
-            serde_json::from_slice::<serde_json::Value>(out).unwrap_or_else(|e| panic!("summarize: not a whole document ({e})"));
+            serde_json::from_slice::<serde_json::Value>(out)
+                .unwrap_or_else(|e| panic!("summarize: not a whole document ({e})"));
         }
         return;
     }
@@ -70,9 +72,19 @@ fn a_closed_or_null_stdin_reads_as_empty_input() {
         assert!(!String::from_utf8_lossy(&empty.stderr).contains("panicked"));
         let null = plain(name).args(args).stdin(Stdio::null()).output().unwrap();
         // `<&-`: the descriptor is not open at all (the runtime reopens it on /dev/null).
-        let closed = plain("sh").args(["-c", "exec \"$0\" \"$@\" <&-"]).arg(assert_cmd::cargo::cargo_bin(name)).args(args).output().unwrap();
+        let closed = plain("sh")
+            .args(["-c", "exec \"$0\" \"$@\" <&-"])
+            .arg(assert_cmd::cargo::cargo_bin(name))
+            .args(args)
+            .output()
+            .unwrap();
         for (how, out) in [("/dev/null", &null), ("closed", &closed)] {
-            assert_eq!(out.status.code(), empty.status.code(), "{name}, {how} stdin: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(
+                out.status.code(),
+                empty.status.code(),
+                "{name}, {how} stdin: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             assert_eq!(out.stdout, empty.stdout, "{name}, {how} stdin");
             assert_eq!(out.stderr, empty.stderr, "{name}, {how} stdin");
         }
@@ -110,7 +122,10 @@ fn a_stop_ends_an_input_that_is_always_ready_and_never_ends_a_line() {
         match name {
             "summarize" => assert_whole_lines(name, &stdout),
             _ if args == ["--text"] => {}
-            _ => assert!(stdout.ends_with(b"\n") || (name == "project" && stdout.is_empty()), "{what}: output ends inside a line"),
+            _ => assert!(
+                stdout.ends_with(b"\n") || (name == "project" && stdout.is_empty()),
+                "{what}: output ends inside a line"
+            ),
         }
         if name == "normalize" {
             let events = json_lines(&stdout);
@@ -128,13 +143,7 @@ fn plain(name: &str) -> Command {
 }
 
 fn spawn(name: &str, args: &[&str]) -> Child {
-    plain(name)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns")
+    plain(name).args(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawns")
 }
 
 /// Waits until the child catches SIGINT and SIGTERM (`SigCgt` in /proc), so a signal sent
@@ -144,7 +153,8 @@ fn wait_for_handlers(child: &Child) {
     let wanted = (1u64 << (2 - 1)) | (1 << (15 - 1));
     loop {
         let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
-        let caught = status.lines().find_map(|l| l.strip_prefix("SigCgt:")).and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
+        let caught =
+            status.lines().find_map(|l| l.strip_prefix("SigCgt:")).and_then(|m| u64::from_str_radix(m.trim(), 16).ok());
         if caught.is_some_and(|m| m & wanted == wanted) {
             return;
         }
@@ -203,7 +213,11 @@ fn stop_mid_stream(name: &str, args: &[&str], first: &[u8], rest: Option<&[u8]>,
             wait_exit(&mut child, 10, &what)
         }
     };
-    Stopped { code: status.code(), stdout: out.join().unwrap(), stderr: String::from_utf8(err.join().unwrap()).unwrap() }
+    Stopped {
+        code: status.code(),
+        stdout: out.join().unwrap(),
+        stderr: String::from_utf8(err.join().unwrap()).unwrap(),
+    }
 }
 
 /// Reads `pipe` to its end on a thread of its own, so a child never waits on a full pipe.
@@ -227,7 +241,8 @@ fn sigint_and_sigterm_stop_every_binary_at_a_line_boundary() {
                 let half: Vec<&[u8]> = third.split_inclusive(|&b| b == b'\n').collect();
                 first.extend(half[..half.len() / 2].concat());
                 let r = stop_mid_stream(name, args, &first, (!upstream_open).then_some(&rest[..]), signal);
-                let what = format!("{name} {args:?}, SIG{signal}, upstream {}", if upstream_open { "open" } else { "closed" });
+                let what =
+                    format!("{name} {args:?}, SIG{signal}, upstream {}", if upstream_open { "open" } else { "closed" });
                 assert_eq!(r.code, Some(128 + number), "{what}: stderr {}", r.stderr);
                 assert!(!r.stderr.contains("panicked"), "{what}: {}", r.stderr);
                 assert_whole_lines(name, &r.stdout);

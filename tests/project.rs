@@ -202,7 +202,12 @@ fn unknown_flags_and_modes_are_usage_errors() {
     bin("project").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
     bin("project").args(["--mode", "html"]).assert().code(2).stderr(predicate::str::contains("stream-json"));
     bin("project").args(["--color", "sometimes"]).assert().code(2);
-    bin("project").args(["--after", "s1-1"]).write_stdin("").assert().code(2).stderr(predicate::str::contains("--mode sse"));
+    bin("project")
+        .args(["--after", "s1-1"])
+        .write_stdin("")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--mode sse"));
 }
 
 #[test]

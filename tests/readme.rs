@@ -63,7 +63,9 @@ fn with_built_binaries(command: &str) -> String {
 #[test]
 fn cargo_run_maps_to_the_built_binary() {
     assert_eq!(
-        with_built_binaries("cargo run --release -q --bin normalize -- a.jsonl | cargo run -q --bin project -- --mode verbose | head"),
+        with_built_binaries(
+            "cargo run --release -q --bin normalize -- a.jsonl | cargo run -q --bin project -- --mode verbose | head"
+        ),
         "normalize a.jsonl | project --mode verbose | head"
     );
     assert_eq!(with_built_binaries("cargo run --bin summarize"), "summarize");
@@ -74,9 +76,12 @@ fn readme_transcripts_print_what_they_show() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let cases = transcripts(&readme);
     assert!(cases.len() >= 2, "README.md has {} `$` transcripts; the bundled-fixture examples are gone", cases.len());
-    let bin_dir = assert_cmd::cargo::cargo_bin("normalize").parent().map(Path::to_path_buf).expect("the binaries' folder");
-    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())))
-        .unwrap();
+    let bin_dir =
+        assert_cmd::cargo::cargo_bin("normalize").parent().map(Path::to_path_buf).expect("the binaries' folder");
+    let path = std::env::join_paths(
+        std::iter::once(bin_dir).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
     let mut failures = Vec::new();
     for case in &cases {
         let out = Command::new("bash")
@@ -90,9 +95,18 @@ fn readme_transcripts_print_what_they_show() {
             .expect("bash runs");
         let stdout = String::from_utf8_lossy(&out.stdout);
         if !out.status.success() {
-            failures.push(format!("README.md:{}: `{}` failed ({}): {}", case.line, case.command, out.status, String::from_utf8_lossy(&out.stderr)));
+            failures.push(format!(
+                "README.md:{}: `{}` failed ({}): {}",
+                case.line,
+                case.command,
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ));
         } else if stdout != case.expected {
-            failures.push(format!("README.md:{}: `{}` prints\n{stdout}\ninstead of\n{}", case.line, case.command, case.expected));
+            failures.push(format!(
+                "README.md:{}: `{}` prints\n{stdout}\ninstead of\n{}",
+                case.line, case.command, case.expected
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));

@@ -76,7 +76,8 @@ fn corpus_covers_every_marker_kind() {
 }
 
 fn token(chars: &'static str, n: usize) -> impl Strategy<Value = String> {
-    proptest::collection::vec(proptest::sample::select(chars.as_bytes().to_vec()), n).prop_map(|b| String::from_utf8(b).unwrap())
+    proptest::collection::vec(proptest::sample::select(chars.as_bytes().to_vec()), n)
+        .prop_map(|b| String::from_utf8(b).unwrap())
 }
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -97,7 +98,8 @@ fn planted() -> impl Strategy<Value = String> {
         (token("0123456789", 9), token(ALNUM, 33)).prop_map(|(a, b)| format!("{a}:AA{b}")),
         token(HEX, 64).prop_map(|r| format!("dop_v1_{r}")),
         token(HEX, 32).prop_map(|r| format!("shpat_{r}")),
-        (token(ALNUM, 40), token(ALNUM, 43)).prop_map(|(p, s)| format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{p}.{s}")),
+        (token(ALNUM, 40), token(ALNUM, 43))
+            .prop_map(|(p, s)| format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ{p}.{s}")),
         token(ALNUM, 64).prop_map(|b| format!("-----BEGIN PRIVATE KEY-----\n{b}\n{b}\n-----END PRIVATE KEY-----")),
     ]
 }
@@ -105,7 +107,12 @@ fn planted() -> impl Strategy<Value = String> {
 /// Text around a planted token: printable, with words that tempt the generic rules.
 fn filler() -> impl Strategy<Value = String> {
     proptest::collection::vec(
-        prop_oneof!["[ -~]{0,12}", Just("password=".to_owned()), Just("Authorization: Bearer ".to_owned()), Just("héllo ✓ ".to_owned())],
+        prop_oneof![
+            "[ -~]{0,12}",
+            Just("password=".to_owned()),
+            Just("Authorization: Bearer ".to_owned()),
+            Just("héllo ✓ ".to_owned())
+        ],
         0..4,
     )
     .prop_map(|v| v.concat())
@@ -176,7 +183,14 @@ fn a_broken_line_that_starts_like_a_summary_is_kept_and_reading_goes_on() {
     // Found by fuzzing: the summary update re-read the line as an event and gave up (exit 2).
     let broken = SUMMARY.replace(r#""ok":true,"#, r#""ok":true,"payloady":["#);
     let input = format!("{EVENT}\n{broken}\n{SUMMARY}\n");
-    let out = bin("scrub").write_stdin(input).assert().code(1).stderr(predicate::str::contains("line 2: a summary that is not a valid event")).get_output().stdout.clone();
+    let out = bin("scrub")
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("line 2: a summary that is not a valid event"))
+        .get_output()
+        .stdout
+        .clone();
     let lines: Vec<&[u8]> = out.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     assert_eq!(lines[1], broken.as_bytes());
     let summary: serde_json::Value = serde_json::from_slice(lines[2]).unwrap();
@@ -211,7 +225,10 @@ fn a_line_that_is_not_an_event_is_scrubbed_kept_and_named() {
 
 #[test]
 fn text_mode_takes_any_text_and_stats_go_to_stderr() {
-    let key = format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW");
+    let key = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----",
+        "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW"
+    );
     bin("scrub")
         .args(["--text", "--stats"])
         .write_stdin(format!("progress 10%\rprogress 100%\r\n{key}\npostgres://app:Sup3r-s3cret@db/app\n"))
@@ -242,7 +259,11 @@ fn codex_fixtures_pass_through_in_order_and_idempotently() {
 
 #[test]
 fn help_version_usage_errors_and_empty_input() {
-    bin("scrub").arg("--help").assert().success().stdout(predicate::str::contains("Examples:").and(predicate::str::contains("Exit status:")));
+    bin("scrub")
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("Exit status:")));
     bin("scrub").arg("--version").assert().success().stdout(predicate::str::starts_with("scrub "));
     bin("scrub").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
     bin("scrub").write_stdin("").assert().success().stdout("");

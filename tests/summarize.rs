@@ -19,7 +19,9 @@ fn cases() -> Vec<(String, String)> {
                 .filter_map(|e| e.ok()?.file_name().into_string().ok())
                 // `acp/<case>@stdout` is the agent's side of `acp/<case>`: the same run again.
                 .filter(|n| !n.contains('@'))
-                .filter_map(move |n| Some((format!("{dir}-{}", n.strip_suffix(".events.jsonl")?), format!("{dir}/{n}"))))
+                .filter_map(move |n| {
+                    Some((format!("{dir}-{}", n.strip_suffix(".events.jsonl")?), format!("{dir}/{n}")))
+                })
         })
         .collect();
     // Hand-written streams with what the captures lack: a plan, a compaction, a cost, an
@@ -50,7 +52,12 @@ fn golden_reports_in_every_format() {
         for (format, ext) in FORMATS {
             let rel = format!("summarize/{case}.{ext}");
             let out = summarize(&["--format", format], input);
-            assert!(out.status.code() == Some(0), "{rel}: exit {:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.code() == Some(0),
+                "{rel}: exit {:?} {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            );
             failures.extend(golden(&rel, &out.stdout).err());
             expected.insert(format!("{case}.{ext}"));
         }
@@ -70,7 +77,8 @@ fn json_is_one_document_whose_ok_is_the_streams_own() {
         let input = read(&file);
         let last = json_lines(&input).pop().unwrap();
         assert_eq!(last["type"], "summary", "{case}");
-        let doc: serde_json::Value = serde_json::from_slice(&summarize(&["--format", "json"], &input).stdout).expect("one JSON document");
+        let doc: serde_json::Value =
+            serde_json::from_slice(&summarize(&["--format", "json"], &input).stdout).expect("one JSON document");
         assert_eq!(doc["ok"], last["ok"], "{case}");
         assert_eq!(doc["schema"], "minicode.summary.v1");
     }
@@ -181,7 +189,11 @@ fn merged_summaries_equal_one_summary_of_all_runs_in_any_grouping() {
 fn merge_rejects_what_is_not_a_summary_document() {
     let out = summarize(&["--merge", "--format", "json"], &read("codex/exit4.events.jsonl"));
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("minicode.summary.v1"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("minicode.summary.v1"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -196,7 +208,10 @@ fn colour_only_when_asked_or_on_a_terminal() {
 fn help_documents_exit_codes_and_usage_errors_exit_2() {
     let help = bin("summarize").arg("--help").output().unwrap();
     let text = String::from_utf8(help.stdout).unwrap();
-    assert!(help.status.success() && text.contains("Exit status") && text.contains("--check") && text.contains("--merge"), "{text}");
+    assert!(
+        help.status.success() && text.contains("Exit status") && text.contains("--check") && text.contains("--merge"),
+        "{text}"
+    );
     let bad = bin("summarize").args(["--format", "yaml"]).output().unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(!bad.stderr.is_empty());

@@ -4,8 +4,8 @@
 
 use minicode_output::bound::Keep;
 use minicode_output::event::{
-    Body, Event, Outcome, Raw, RawReason, RawRef, ShellResult, Source, Severity, Text, Role, ToolEnded, ToolKind, ToolOutput,
-    ToolStarted, Stream, Visibility,
+    Body, Event, Outcome, Raw, RawReason, RawRef, Role, Severity, ShellResult, Source, Stream, Text, ToolEnded,
+    ToolKind, ToolOutput, ToolStarted, Visibility,
 };
 use minicode_output::truncate::Truncator;
 use predicates::prelude::*;
@@ -38,7 +38,11 @@ fn text() -> impl Strategy<Value = String> {
 fn body() -> impl Strategy<Value = Body> {
     prop_oneof![
         text().prop_map(|delta| Body::Text(Text { delta, role: Role::Assistant })),
-        text().prop_map(|delta| Body::ToolOutput(ToolOutput { tool_call_id: "c1".into(), stream: Stream::Combined, delta })),
+        text().prop_map(|delta| Body::ToolOutput(ToolOutput {
+            tool_call_id: "c1".into(),
+            stream: Stream::Combined,
+            delta
+        })),
         (text(), proptest::option::of(text())).prop_map(|(stdout, stderr)| Body::ToolEnded(ToolEnded {
             outcome: Outcome::Failed,
             tool_call_id: "c1".into(),
@@ -81,7 +85,8 @@ fn is_cut_of(old: &str, new: &str) -> bool {
     new.match_indices("\n[… ").any(|(at, _)| {
         let (head, rest) = new.split_at(at);
         let Some((n, tail)) = rest["\n[… ".len()..].split_once(" bytes truncated …]\n") else { return false };
-        n.parse::<usize>().is_ok_and(|cut| old.starts_with(head) && old.ends_with(tail) && head.len() + cut + tail.len() == old.len())
+        n.parse::<usize>()
+            .is_ok_and(|cut| old.starts_with(head) && old.ends_with(tail) && head.len() + cut + tail.len() == old.len())
     })
 }
 
@@ -145,12 +150,24 @@ fn tool_output_keeps_its_tail_and_is_marked_truncated() {
             name: "shell".into(),
             kind: ToolKind::Shell,
             duration_ms: None,
-            output: Some(ShellResult { exit_code: Some(0), stdout: Some(format!("{}END", "🎉".repeat(100))), stderr: None, truncated: false }),
+            output: Some(ShellResult {
+                exit_code: Some(0),
+                stdout: Some(format!("{}END", "🎉".repeat(100))),
+                stderr: None,
+                truncated: false,
+            }),
             error: None,
         }),
     ))
     .unwrap();
-    let out = bin("truncate").args(["--max-bytes", "10"]).write_stdin(format!("{big}\n")).assert().success().get_output().stdout.clone();
+    let out = bin("truncate")
+        .args(["--max-bytes", "10"])
+        .write_stdin(format!("{big}\n"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let ev = &json_lines(&out)[0];
     assert_eq!(ev["payload"]["output"]["stdout"], "🎉END");
     assert_eq!(ev["payload"]["output"]["truncated"], true);
@@ -158,9 +175,18 @@ fn tool_output_keeps_its_tail_and_is_marked_truncated() {
 
 #[test]
 fn fields_choose_what_is_bounded() {
-    let raw = serde_json::to_string(&event(1, Body::Raw(Raw { line: "r".repeat(100), reason: RawReason::NotJson }))).unwrap();
-    let text = serde_json::to_string(&event(2, Body::Text(Text { delta: "t".repeat(100), role: Role::Assistant }))).unwrap();
-    let out = bin("truncate").args(["--max-bytes", "50", "--fields", "raw"]).write_stdin(format!("{raw}\n{text}\n")).assert().success().get_output().stdout.clone();
+    let raw =
+        serde_json::to_string(&event(1, Body::Raw(Raw { line: "r".repeat(100), reason: RawReason::NotJson }))).unwrap();
+    let text =
+        serde_json::to_string(&event(2, Body::Text(Text { delta: "t".repeat(100), role: Role::Assistant }))).unwrap();
+    let out = bin("truncate")
+        .args(["--max-bytes", "50", "--fields", "raw"])
+        .write_stdin(format!("{raw}\n{text}\n"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let evs = json_lines(&out);
     let line = evs[0]["payload"]["line"].as_str().unwrap();
     assert!(line.len() <= 50 && line.contains("bytes truncated"), "{line}");
@@ -171,10 +197,32 @@ fn fields_choose_what_is_bounded() {
 #[test]
 fn text_mode_bounds_the_whole_input() {
     let input: String = (0..2000).map(|i| format!("line {i:04} ✓\n")).collect();
-    bin("truncate").args(["--text", "--max-bytes", "28"]).write_stdin(input.clone()).assert().success().stdout("line 1998 ✓\nline 1999 ✓\n");
-    bin("truncate").args(["--text", "--max-bytes", "13", "--keep", "head"]).write_stdin(input.clone()).assert().success().stdout("line 0000 ✓");
-    bin("truncate").args(["--text", "--max-bytes", "12", "--keep", "head"]).write_stdin(input.clone()).assert().success().stdout("line 0000 ");
-    let out = bin("truncate").args(["--text", "--max-bytes", "100", "--keep", "head-tail"]).write_stdin(input.clone()).assert().success().get_output().stdout.clone();
+    bin("truncate")
+        .args(["--text", "--max-bytes", "28"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("line 1998 ✓\nline 1999 ✓\n");
+    bin("truncate")
+        .args(["--text", "--max-bytes", "13", "--keep", "head"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("line 0000 ✓");
+    bin("truncate")
+        .args(["--text", "--max-bytes", "12", "--keep", "head"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .stdout("line 0000 ");
+    let out = bin("truncate")
+        .args(["--text", "--max-bytes", "100", "--keep", "head-tail"])
+        .write_stdin(input.clone())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
     let out = String::from_utf8(out).unwrap();
     assert!(out.len() <= 100 && out.starts_with("line 0000") && out.ends_with("line 1999 ✓\n"), "{out}");
     let cut: usize = out.split("[… ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
@@ -199,7 +247,15 @@ fn white_space_other_than_spaces_and_tabs_is_text() {
     // Blank means what it means to every filter: only spaces and tabs. A line of U+3000 is
     // text like any other, cut with a marker and named.
     let input = "\u{3000}".repeat(100) + "\n";
-    let out = bin("truncate").args(["--max-bytes", "100"]).write_stdin(input).assert().code(1).stderr(predicate::str::contains("line 1")).get_output().stdout.clone();
+    let out = bin("truncate")
+        .args(["--max-bytes", "100"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("line 1"))
+        .get_output()
+        .stdout
+        .clone();
     let out = String::from_utf8(out).unwrap();
     assert!(out.starts_with('\u{3000}') && out.contains("[… "), "{out:?}");
 }
@@ -209,7 +265,11 @@ fn output_never_starts_with_what_reads_as_a_byte_order_mark() {
     // Found by fuzzing: a U+FEFF first in the output is read back as a byte order mark, so
     // truncating twice differed from once. Elsewhere it is text like any other.
     bin("truncate").write_stdin("\u{feff}\u{feff}abc\n\u{feff}def\n").assert().stdout("abc\n\u{feff}def\n");
-    bin("truncate").args(["--max-bytes", "6", "--keep", "tail"]).write_stdin("abc\u{feff}def\n").assert().stdout("def\n");
+    bin("truncate")
+        .args(["--max-bytes", "6", "--keep", "tail"])
+        .write_stdin("abc\u{feff}def\n")
+        .assert()
+        .stdout("def\n");
 }
 
 #[test]
@@ -231,7 +291,11 @@ fn codex_fixtures_are_bounded_in_order_and_idempotently() {
         let args = ["--max-bytes", "64", "--keep", "head-tail"];
         let once = run("truncate", &args, &events);
         let (before, after) = (json_lines(&events), json_lines(&once));
-        assert_eq!(after.iter().map(|e| &e["eventId"]).collect::<Vec<_>>(), before.iter().map(|e| &e["eventId"]).collect::<Vec<_>>(), "{input}");
+        assert_eq!(
+            after.iter().map(|e| &e["eventId"]).collect::<Vec<_>>(),
+            before.iter().map(|e| &e["eventId"]).collect::<Vec<_>>(),
+            "{input}"
+        );
         for e in &after {
             for k in ["stdout", "stderr"] {
                 assert!(e["payload"]["output"][k].as_str().unwrap_or("").len() <= 64, "{input}: {e}");
@@ -245,7 +309,11 @@ fn codex_fixtures_are_bounded_in_order_and_idempotently() {
 
 #[test]
 fn help_version_usage_errors_and_empty_input() {
-    bin("truncate").arg("--help").assert().success().stdout(predicate::str::contains("Examples:").and(predicate::str::contains("--fields")));
+    bin("truncate")
+        .arg("--help")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Examples:").and(predicate::str::contains("--fields")));
     bin("truncate").arg("--version").assert().success().stdout(predicate::str::starts_with("truncate "));
     bin("truncate").arg("--no-such-flag").assert().code(2).stderr(predicate::str::contains("--no-such-flag"));
     bin("truncate").args(["--keep", "middle"]).assert().code(2);
@@ -254,6 +322,7 @@ fn help_version_usage_errors_and_empty_input() {
 
 #[test]
 fn a_closed_stdout_is_a_quiet_exit() {
-    let line = serde_json::to_string(&event(1, Body::Text(Text { delta: "y".repeat(500), role: Role::Assistant }))).unwrap();
+    let line =
+        serde_json::to_string(&event(1, Body::Text(Text { delta: "y".repeat(500), role: Role::Assistant }))).unwrap();
     closed_stdout_is_quiet("truncate", &["--max-bytes", "100"], format!("{line}\n").repeat(20_000).into_bytes());
 }

@@ -12,7 +12,9 @@ pub fn is_coreutils_style(args: &[OsString]) -> bool {
     args.iter().take_while(|a| a.as_os_str() != "--").any(|a| {
         let Some(a) = a.to_str() else { return false };
         match a.strip_prefix("--") {
-            Some(long) => ["size", "reference", "no-create", "io-blocks"].iter().any(|o| long == *o || long.starts_with(&format!("{o}="))),
+            Some(long) => ["size", "reference", "no-create", "io-blocks"]
+                .iter()
+                .any(|o| long == *o || long.starts_with(&format!("{o}="))),
             None => a.strip_prefix('-').is_some_and(|short| short.chars().next().is_some_and(|c| "srco".contains(c))),
         }
     })
@@ -21,9 +23,9 @@ pub fn is_coreutils_style(args: &[OsString]) -> bool {
 /// The first `truncate` on `path` that is not the running executable.
 pub fn next_on_path(path: &OsStr, me: &Path) -> Option<PathBuf> {
     let me = me.canonicalize().ok()?;
-    std::env::split_paths(path).map(|d| d.join("truncate")).find(|c| {
-        c.is_file() && is_executable(c) && c.canonicalize().is_ok_and(|real| real != me)
-    })
+    std::env::split_paths(path)
+        .map(|d| d.join("truncate"))
+        .find(|c| c.is_file() && is_executable(c) && c.canonicalize().is_ok_and(|real| real != me))
 }
 
 fn is_executable(p: &Path) -> bool {

@@ -97,7 +97,11 @@ impl Command for Args {
                         if let Body::Raw(r) = &ev.body {
                             if r.reason != RawReason::UnknownType && r.reason != RawReason::UnknownProvider {
                                 rejected = true;
-                                diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
+                                diag.say(&format!(
+                                    "line {}: kept as a raw event ({})",
+                                    ev.raw_ref.line,
+                                    reason_text(r.reason)
+                                ));
                             }
                         }
                         stages.write(ev, &mut out)?;
@@ -158,7 +162,13 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// The reading thread: lines in, events out (scrubbing, bounding and writing them is the
 /// other thread's half of the work). Ends early when the writing side has gone; returns the
 /// normalizer, whose summary waits for the redaction counts only the writing side knows.
-fn read(sources: &[Source], max_line: usize, mut norm: Normalizer, tx: &SyncSender<Vec<Item>>, written: &Receiver<Vec<Item>>) -> anyhow::Result<Normalizer> {
+fn read(
+    sources: &[Source],
+    max_line: usize,
+    mut norm: Normalizer,
+    tx: &SyncSender<Vec<Item>>,
+    written: &Receiver<Vec<Item>>,
+) -> anyhow::Result<Normalizer> {
     let mut batch = Vec::new();
     let mut bytes = 0;
     let result = (|| {

@@ -70,7 +70,12 @@ impl Command for Args {
             out.flush()?;
             return Ok(Outcome::Success);
         }
-        let mut run = Run { scrubber: Scrubber::new(), diag: Diagnostics::new(Self::NAME), rejected: false, at_summary: BTreeMap::new() };
+        let mut run = Run {
+            scrubber: Scrubber::new(),
+            diag: Diagnostics::new(Self::NAME),
+            rejected: false,
+            at_summary: BTreeMap::new(),
+        };
         let mut text = TextScrubber::new();
         read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
             let (line, oversized) = line.into_text();
@@ -148,7 +153,9 @@ impl Run {
                 }
             }
             LineKind::Event { summary: false } => {}
-            LineKind::Json => self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA)),
+            LineKind::Json => {
+                self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA))
+            }
             LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
         }
         Ok(())

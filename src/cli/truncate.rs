@@ -120,7 +120,11 @@ impl Command for Args {
             let keep = self.keep.map_or(Keep::Tail, Keep::from);
             return text(sources, TextTruncator::new(self.max_bytes, keep), &mut out);
         }
-        let fields = if self.fields.is_empty() { FieldSet::ALL } else { self.fields.iter().fold(FieldSet::NONE, |s, f| s.with((*f).into())) };
+        let fields = if self.fields.is_empty() {
+            FieldSet::ALL
+        } else {
+            self.fields.iter().fold(FieldSet::NONE, |s, f| s.with((*f).into()))
+        };
         let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
         let mut diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;

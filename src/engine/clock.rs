@@ -28,9 +28,7 @@ impl Clock {
     pub fn now(self) -> Millis {
         match self {
             Clock::Fixed(ms) => ms,
-            Clock::System => SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as Millis),
+            Clock::System => SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as Millis),
         }
     }
 }
@@ -48,7 +46,15 @@ pub fn format_rfc3339(ms: Millis) -> String {
         return format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{milli:03}Z", sod / 3600, sod / 60 % 60, sod % 60);
     }
     let mut b = *b"0000-00-00T00:00:00.000Z";
-    for (at, width, value) in [(0, 4, y), (5, 2, m), (8, 2, d), (11, 2, sod / 3600), (14, 2, sod / 60 % 60), (17, 2, sod % 60), (20, 3, milli)] {
+    for (at, width, value) in [
+        (0, 4, y),
+        (5, 2, m),
+        (8, 2, d),
+        (11, 2, sod / 3600),
+        (14, 2, sod / 60 % 60),
+        (17, 2, sod % 60),
+        (20, 3, milli),
+    ] {
         let mut v = value;
         for digit in b[at..at + width].iter_mut().rev() {
             *digit = b'0' + (v % 10) as u8;
@@ -61,7 +67,13 @@ pub fn format_rfc3339(ms: Millis) -> String {
 /// Parses RFC 3339 (`2026-11-29T21:19:16.900Z`, `…+01:00`, fractional digits optional).
 pub fn parse_rfc3339(s: &str) -> Option<Millis> {
     let b = s.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') || b[13] != b':' || b[16] != b':' {
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || !matches!(b[10], b'T' | b't' | b' ')
+        || b[13] != b':'
+        || b[16] != b':'
+    {
         return None;
     }
     let num = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
@@ -89,7 +101,11 @@ pub fn parse_rfc3339(s: &str) -> Option<Millis> {
         b"Z" | b"z" => 0,
         &[sign @ (b'+' | b'-'), h1, h2, b':', m1, m2] if [h1, h2, m1, m2].iter().all(u8::is_ascii_digit) => {
             let mins = two(h1, h2) * 60 + two(m1, m2);
-            if sign == b'-' { -mins } else { mins }
+            if sign == b'-' {
+                -mins
+            } else {
+                mins
+            }
         }
         _ => return None,
     };

@@ -81,7 +81,18 @@ fn end_of_input_synthesizes_interrupted_terminals_and_a_failed_summary() {
     e.end_line();
     let summary = e.finish(BTreeMap::new());
     let evs: Vec<Event> = e.drain().collect();
-    assert_eq!(types(&evs), ["session.started", "turn.started", "tool.started", "approval.requested", "approval.settled", "tool.interrupted", "turn.interrupted"]);
+    assert_eq!(
+        types(&evs),
+        [
+            "session.started",
+            "turn.started",
+            "tool.started",
+            "approval.requested",
+            "approval.settled",
+            "tool.interrupted",
+            "turn.interrupted"
+        ]
+    );
     assert!(evs[4..].iter().all(|e| e.source == Source::Normalizer));
     let Body::Summary(s) = &summary.body else { panic!() };
     assert!(!s.ok);
@@ -143,7 +154,14 @@ fn usage_totals_replace_and_increments_add() {
 
 #[test]
 fn event_ids_are_written_as_format_writes_them() {
-    for (session, turn, seq) in [("s1", 0, 1), ("", 0, 0), ("ses_Ä✓", 9, 10), ("x", 10, 99), ("x", u64::MAX, u64::MAX - 1), ("y", 1_000_000, 12_345_678_901)] {
+    for (session, turn, seq) in [
+        ("s1", 0, 1),
+        ("", 0, 0),
+        ("ses_Ä✓", 9, 10),
+        ("x", 10, 99),
+        ("x", u64::MAX, u64::MAX - 1),
+        ("y", 1_000_000, 12_345_678_901),
+    ] {
         assert_eq!(event_id(session, turn, seq), format!("{session}:{turn}:{seq}"));
     }
     for n in (0..64).map(|k| 1u64 << k).chain((0..20).map(|k| 10u64.pow(k))).flat_map(|n| [n - 1, n, n + 1]) {

@@ -85,13 +85,13 @@ impl<'de> Deserialize<'de> for Visibility {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Visibility;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a sequence")
             }
             fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Visibility, A::Error> {
                 let mut v = Visibility::default();
                 // Unknown projection names are ignored, as consumers ignore what they do not know.
-                while let Some(Str(name)) = seq.next_element::<Str>()? {
+                while let Some(Str(name)) = seq.next_element::<Str<'_>>()? {
                     v = Visibility::from_name(&name).map_or(v, |n| v.union(n));
                 }
                 Ok(v)
@@ -110,7 +110,7 @@ impl<'de> Deserialize<'de> for Str<'de> {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = Str<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
             fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Str<'de>, E> {
@@ -162,7 +162,7 @@ struct Fields<'de> {
 impl<'de> Visitor<'de> for EventVisitor {
     type Value = Event;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a minicode.output.v1 event object")
     }
 
@@ -183,7 +183,9 @@ impl<'de> Visitor<'de> for EventVisitor {
                     // be read again as another.
                     if let (Some(Payload::Read(_)), Some(first)) = (&x.payload, &x.type_name) {
                         if *first != t {
-                            return Err(de::Error::custom(format_args!("`type` {t:?} after a payload read as {first:?}")));
+                            return Err(de::Error::custom(format_args!(
+                                "`type` {t:?} after a payload read as {first:?}"
+                            )));
                         }
                     }
                     x.type_name = Some(t);
@@ -213,7 +215,9 @@ impl<'de> Visitor<'de> for EventVisitor {
         let type_name = x.type_name.ok_or_else(|| de::Error::missing_field("type"))?;
         let body = match x.payload {
             Some(Payload::Read(body)) => body,
-            Some(Payload::Later(raw)) => body_from(&type_name, Some(raw), x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?,
+            Some(Payload::Later(raw)) => {
+                body_from(&type_name, Some(raw), x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?
+            }
             None => body_from(&type_name, None, x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?,
         };
         Ok(Event {
@@ -304,9 +308,12 @@ fn body_from(
     let mut d = serde_json::Deserializer::from_str(raw.map_or("{}", RawValue::get));
     let body = match typed_body(type_name, &mut d)? {
         Ok(body) => body,
-        Err(d) if type_name == "summary" => {
-            Body::Summary(Box::new(Summary { ok: ok.unwrap_or(false), error, prompt, figures: Deserialize::deserialize(d)? }))
-        }
+        Err(d) if type_name == "summary" => Body::Summary(Box::new(Summary {
+            ok: ok.unwrap_or(false),
+            error,
+            prompt,
+            figures: Deserialize::deserialize(d)?,
+        })),
         Err(d) => Body::Other(Other { type_name: type_name.to_owned(), payload: Deserialize::deserialize(d)?, extra }),
     };
     d.end()?;

@@ -31,7 +31,8 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Piece>> {
     let mut walk = Walk::default();
     let mut at = 0;
     'chunks: while let Some(v) = scan::chunk_at(line, at) {
-        let mut m = scan::mask(eq(v, b'"') | eq(v, b'{') | eq(v, b'}') | eq(v, b'[') | eq(v, b']') | eq(v, b':') | eq(v, b','));
+        let mut m =
+            scan::mask(eq(v, b'"') | eq(v, b'{') | eq(v, b'}') | eq(v, b'[') | eq(v, b']') | eq(v, b':') | eq(v, b','));
         while m != 0 {
             let i = at + m.trailing_zeros() as usize;
             if line[i] == b'"' {
@@ -67,7 +68,8 @@ fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<usize>)> {
                 b'"' => return Some((from + k, plain.then_some(escapes))),
                 b'\\' => {
                     escapes += 1;
-                    plain &= matches!(line.get(from + k + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'));
+                    plain &=
+                        matches!(line.get(from + k + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'));
                     if k == 15 {
                         from += 17;
                         continue 'chunks;
@@ -184,7 +186,10 @@ impl Wanted {
 
     /// Whether a string at `field` is tool output of this type.
     fn holds(self, field: OutputField) -> bool {
-        matches!((self, field), (Wanted::Delta, OutputField::Delta) | (Wanted::Output, OutputField::Stdout | OutputField::Stderr))
+        matches!(
+            (self, field),
+            (Wanted::Delta, OutputField::Delta) | (Wanted::Output, OutputField::Stdout | OutputField::Stderr)
+        )
     }
 }
 
@@ -211,7 +216,12 @@ mod tests {
                 let whole = Event::from_json(line, true).unwrap();
                 for piece in cut.cut {
                     let text: String = serde_json::from_str(piece.literal).unwrap();
-                    prop_assert_eq!((whole.tool_output(piece.field), piece.len), (Some(text.as_str()), text.len()), "{}", line);
+                    prop_assert_eq!(
+                        (whole.tool_output(piece.field), piece.len),
+                        (Some(text.as_str()), text.len()),
+                        "{}",
+                        line
+                    );
                 }
             }
             (Err(_), Err(_)) => {}
@@ -237,7 +247,8 @@ mod tests {
 
     #[test]
     fn only_the_strings_the_type_keeps_its_tool_output_in_are_given() {
-        let payload = r#""payload":{"toolCallId":"c","stream":"stdout","delta":"d","output":{"stdout":"o","stderr":"e"}}"#;
+        let payload =
+            r#""payload":{"toolCallId":"c","stream":"stdout","delta":"d","output":{"stdout":"o","stderr":"e"}}"#;
         for (t, given) in [("tool.output", vec!["d"]), ("tool.completed", vec!["o", "e"])] {
             assert_eq!(cut(&format!(r#"{{"type":"{t}",{ENVELOPE},{payload}}}"#)), Some(given.clone()), "{t}");
             assert_eq!(cut(&format!(r#"{{{ENVELOPE},{payload},"type":"{t}"}}"#)), Some(given), "{t}, typed last");
@@ -247,7 +258,11 @@ mod tests {
     #[test]
     fn other_lines_and_strange_ones_give_nothing() {
         let text = format!(r#"{{"type":"text",{ENVELOPE},"payload":{{"delta":"hi","role":"assistant"}}}}"#);
-        let stdout = |s: &str| format!(r#"{{"type":"tool.completed",{ENVELOPE},"payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{s}"}}}}}}"#);
+        let stdout = |s: &str| {
+            format!(
+                r#"{{"type":"tool.completed",{ENVELOPE},"payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{s}"}}}}}}"#
+            )
+        };
         assert_eq!(cut(&stdout("ok")), Some(vec!["ok"]));
         // Other strings may hold anything: serde_json judges them, cut or not.
         assert_eq!(cut(&stdout("ok").replacen(r#""name":"x""#, "\"name\":\"\\u0078\\x\u{1}\"", 1)), Some(vec!["ok"]));
@@ -258,7 +273,11 @@ mod tests {
             stdout("a\u{1}b"),
             stdout(r"\x"),
             // A repeated type, and a line cut short.
-            stdout("ok").replacen(r#""type":"tool.completed""#, r#""type":"tool.completed","type":"tool.completed""#, 1),
+            stdout("ok").replacen(
+                r#""type":"tool.completed""#,
+                r#""type":"tool.completed","type":"tool.completed""#,
+                1,
+            ),
             stdout("ok").trim_end_matches('}').to_owned(),
             // Tool output of an unknown tool type is not known to be tool output.
             stdout("ok").replacen("tool.completed", "tool.exploded", 1),
@@ -290,8 +309,22 @@ mod tests {
     /// escapes it leaves to serde_json, lone surrogates, brackets and colons.
     fn text() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
-            Just(r"\n"), Just(r#"\""#), Just(r"\\"), Just(r"\u0041"), Just(r"\ud800"), Just(r"\x"), Just("\u{1}"), Just("{"),
-            Just("}"), Just("["), Just(":"), Just(","), Just("\""), Just("é"), Just("aaaaaaaaaaaaaaa"), Just("a"),
+            Just(r"\n"),
+            Just(r#"\""#),
+            Just(r"\\"),
+            Just(r"\u0041"),
+            Just(r"\ud800"),
+            Just(r"\x"),
+            Just("\u{1}"),
+            Just("{"),
+            Just("}"),
+            Just("["),
+            Just(":"),
+            Just(","),
+            Just("\""),
+            Just("é"),
+            Just("aaaaaaaaaaaaaaa"),
+            Just("a"),
         ];
         prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
     }

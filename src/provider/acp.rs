@@ -79,7 +79,7 @@ impl Dialect {
 
 impl Parse for Acp {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let env: Envelope = match serde_json::from_str(line) {
+        let env: Envelope<'_> = match serde_json::from_str(line) {
             Ok(env) => env,
             Err(e) => {
                 self.release_held(engine);
@@ -139,7 +139,9 @@ impl Acp {
     /// Makes `id` the current session, starting it on first sight.
     fn enter_session(&self, engine: &mut Engine, id: Option<&str>) {
         match id {
-            Some(id) if engine.session_id() != Some(id) => engine.session_started(Some(id), self.session_info(None, None)),
+            Some(id) if engine.session_id() != Some(id) => {
+                engine.session_started(Some(id), self.session_info(None, None))
+            }
             None if engine.session_id().is_none() => engine.session_started(None, self.session_info(None, None)),
             _ => {}
         }

@@ -15,8 +15,13 @@ use serde_json::Value;
 
 use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
-use crate::engine::{parse_exit_prefix, provider_error, Engine, Recent, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage};
+use crate::engine::{
+    parse_exit_prefix, provider_error, Engine, ExitSource, Recent, ToolContext, ToolStatus, Update, UsageScope,
+};
+use crate::event::{
+    ErrorCategory, ErrorInfo, FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind,
+    ToolStarted, Usage,
+};
 use wire::{Block, Content, Delta, Message, Result as WireResult, StreamEvent, ToolUseResult, Wire};
 
 /// The Claude Code parser.
@@ -92,7 +97,11 @@ fn end_rejected(engine: &mut Engine, id: &str, cancelled: bool) {
     } else {
         (ToolStatus::Denied, ErrorCategory::PermissionDenied, "the user rejected this tool call")
     };
-    let error = ErrorInfo { category, message: message.into(), action: Some("re-run and approve the tool if it should run".into()) };
+    let error = ErrorInfo {
+        category,
+        message: message.into(),
+        action: Some("re-run and approve the tool if it should run".into()),
+    };
     engine.tool_ended(id, status, Some(error));
 }
 
@@ -123,8 +132,15 @@ impl Claude {
                 engine.compacted(reason);
             }
             // Progress chatter: the tool events already tell the story.
-            "status" | "task_started" | "task_progress" | "task_updated" | "task_notification" | "hook_started"
-            | "hook_response" | "background_tasks_changed" | "thinking_tokens" => {}
+            "status"
+            | "task_started"
+            | "task_progress"
+            | "task_updated"
+            | "task_notification"
+            | "hook_started"
+            | "hook_response"
+            | "background_tasks_changed"
+            | "thinking_tokens" => {}
             other => return Err(LineError::UnknownType(format!("system/{other}"))),
         }
         Ok(())
@@ -168,7 +184,14 @@ impl Claude {
         }
     }
 
-    fn tool_result(&mut self, engine: &mut Engine, id: &str, content: Option<Content>, is_error: bool, structured: Option<ToolUseResult>) {
+    fn tool_result(
+        &mut self,
+        engine: &mut Engine,
+        id: &str,
+        content: Option<Content>,
+        is_error: bool,
+        structured: Option<ToolUseResult>,
+    ) {
         let text = content.map(Content::joined).unwrap_or_default();
         if is_error && text.starts_with(REJECTED) {
             self.rejected = Some(id.to_owned());
@@ -249,8 +272,22 @@ impl Claude {
             _ if r.api_error_status.is_some() => (Outcome::Failed, Some(provider_error(&message, r.api_error_status))),
             "success" if !r.is_error => (Outcome::Completed, None),
             "error_during_execution" if self.interrupted => (Outcome::Cancelled, Some(cancelled())),
-            "error_max_turns" => (Outcome::Failed, Some(limit(ErrorCategory::MaxTurns, "the agent reached its turn limit", "raise --max-turns or split the task"))),
-            "error_max_budget_usd" => (Outcome::Failed, Some(limit(ErrorCategory::BudgetExceeded, "the agent reached its budget", "raise the budget or split the task"))),
+            "error_max_turns" => (
+                Outcome::Failed,
+                Some(limit(
+                    ErrorCategory::MaxTurns,
+                    "the agent reached its turn limit",
+                    "raise --max-turns or split the task",
+                )),
+            ),
+            "error_max_budget_usd" => (
+                Outcome::Failed,
+                Some(limit(
+                    ErrorCategory::BudgetExceeded,
+                    "the agent reached its budget",
+                    "raise the budget or split the task",
+                )),
+            ),
             _ => {
                 let msg = if message.is_empty() { format!("the run ended with {}", r.subtype) } else { message };
                 (Outcome::Failed, Some(provider_error(&msg, None)))

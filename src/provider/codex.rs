@@ -9,7 +9,9 @@ use serde_json::Value;
 
 use super::{LineError, Parse};
 use crate::engine::{provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage};
+use crate::event::{
+    FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage,
+};
 
 /// The Codex parser.
 #[derive(Debug, Default)]
@@ -19,7 +21,10 @@ pub struct Codex;
 #[serde(tag = "type")]
 enum Wire<'a> {
     #[serde(rename = "thread.started")]
-    ThreadStarted { #[serde(borrow)] thread_id: Option<Cow<'a, str>> },
+    ThreadStarted {
+        #[serde(borrow)]
+        thread_id: Option<Cow<'a, str>>,
+    },
     #[serde(rename = "turn.started")]
     TurnStarted {},
     #[serde(rename = "turn.completed")]
@@ -59,8 +64,12 @@ struct Item {
 #[derive(Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 enum ItemKind {
-    AgentMessage { text: String },
-    Reasoning { text: String },
+    AgentMessage {
+        text: String,
+    },
+    Reasoning {
+        text: String,
+    },
     CommandExecution {
         command: String,
         #[serde(default)]
@@ -68,7 +77,10 @@ enum ItemKind {
         exit_code: Option<i64>,
         status: Option<String>,
     },
-    FileChange { changes: Vec<Change>, status: Option<String> },
+    FileChange {
+        changes: Vec<Change>,
+        status: Option<String>,
+    },
     McpToolCall {
         server: String,
         tool: String,
@@ -77,9 +89,15 @@ enum ItemKind {
         error: Option<Value>,
         status: Option<String>,
     },
-    WebSearch { query: String },
-    TodoList { items: Vec<Todo> },
-    Error { message: String },
+    WebSearch {
+        query: String,
+    },
+    TodoList {
+        items: Vec<Todo>,
+    },
+    Error {
+        message: String,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -105,11 +123,12 @@ enum Phase {
 
 impl Parse for Codex {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let wire: Wire = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &KNOWN))?;
+        let wire: Wire<'_> = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &KNOWN))?;
         match wire {
-            Wire::ThreadStarted { thread_id } => {
-                engine.session_started(thread_id.as_deref(), SessionStarted { provider: "codex".into(), ..Default::default() })
-            }
+            Wire::ThreadStarted { thread_id } => engine.session_started(
+                thread_id.as_deref(),
+                SessionStarted { provider: "codex".into(), ..Default::default() },
+            ),
             Wire::TurnStarted {} => engine.turn_started(None),
             Wire::TurnCompleted { usage } => {
                 if let Some(u) = usage {
@@ -140,8 +159,16 @@ impl Parse for Codex {
     }
 }
 
-const KNOWN: [&str; 8] =
-    ["thread.started", "turn.started", "turn.completed", "turn.failed", "item.started", "item.updated", "item.completed", "error"];
+const KNOWN: [&str; 8] = [
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "error",
+];
 
 fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Result<(), LineError> {
     let id = item.id;
@@ -205,7 +232,11 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                     };
                     engine.tool_output(&id, Stream::Combined, Update::Final, &text);
                 }
-                let st = if error.as_ref().is_some_and(|e| !e.is_null()) { ToolStatus::Failed } else { status_of(status.as_deref()) };
+                let st = if error.as_ref().is_some_and(|e| !e.is_null()) {
+                    ToolStatus::Failed
+                } else {
+                    status_of(status.as_deref())
+                };
                 engine.tool_ended(&id, st, None);
             }
         }
@@ -218,7 +249,10 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
         ItemKind::TodoList { items } => {
             let entries = items
                 .into_iter()
-                .map(|t| PlanEntry { content: t.text, status: if t.completed { PlanStatus::Completed } else { PlanStatus::Pending } })
+                .map(|t| PlanEntry {
+                    content: t.text,
+                    status: if t.completed { PlanStatus::Completed } else { PlanStatus::Pending },
+                })
                 .collect();
             engine.plan(entries);
         }
@@ -241,7 +275,15 @@ fn item_type(line: &str) -> String {
     serde_json::from_str::<I>(line).map(|i| format!("item.{}", i.item.kind)).unwrap_or_default()
 }
 
-fn start(engine: &mut Engine, id: &str, name: &str, kind: ToolKind, target: Option<String>, command: Option<String>, cwd: Option<String>) {
+fn start(
+    engine: &mut Engine,
+    id: &str,
+    name: &str,
+    kind: ToolKind,
+    target: Option<String>,
+    command: Option<String>,
+    cwd: Option<String>,
+) {
     if engine.tool_is_known(id) {
         return;
     }
@@ -307,7 +349,10 @@ mod tests {
 
     #[test]
     fn login_shell_wrapper_is_removed() {
-        assert_eq!(unwrap_shell(r#"/bin/bash -lc "printf 'line1\\nline2\\n'; exit 4""#), r"printf 'line1\nline2\n'; exit 4");
+        assert_eq!(
+            unwrap_shell(r#"/bin/bash -lc "printf 'line1\\nline2\\n'; exit 4""#),
+            r"printf 'line1\nline2\n'; exit 4"
+        );
         assert_eq!(unwrap_shell("/bin/bash -lc 'sleep 30; echo done'"), "sleep 30; echo done");
         assert_eq!(unwrap_shell("bash -lc ls"), "ls");
         assert_eq!(unwrap_shell("git status"), "git status");

@@ -132,14 +132,15 @@ struct Stats {
 
 impl Parse for Gemini {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
+        let env: Envelope<'_> = serde_json::from_str(line).map_err(LineError::from_json)?;
         if let Some(ms) = env.timestamp.as_deref().and_then(parse_rfc3339) {
             engine.set_time(ms);
         }
         match env.event {
-            Wire::Init { session_id, model } => {
-                engine.session_started(session_id.as_deref(), SessionStarted { provider: "gemini-cli".into(), model, ..Default::default() })
-            }
+            Wire::Init { session_id, model } => engine.session_started(
+                session_id.as_deref(),
+                SessionStarted { provider: "gemini-cli".into(), model, ..Default::default() },
+            ),
             Wire::Message { role: WireRole::User, content, .. } => {
                 self.streamed.clear();
                 engine.turn_started(Some(content));
@@ -165,7 +166,11 @@ impl Parse for Gemini {
                 self.tool_result(engine, &tool_id, &status, output, error);
             }
             Wire::Error { severity, message } => {
-                let category = if message.contains("session turns") { ErrorCategory::MaxTurns } else { ErrorCategory::ProviderError };
+                let category = if message.contains("session turns") {
+                    ErrorCategory::MaxTurns
+                } else {
+                    ErrorCategory::ProviderError
+                };
                 if severity.as_deref() == Some("error") {
                     engine.warning(message.clone(), Some(category.as_str().to_owned()));
                     self.last_error = Some(ErrorInfo { category, message, action: None });
@@ -195,7 +200,10 @@ impl Parse for Gemini {
                 } else {
                     let error = match error.and_then(|e| e.message) {
                         Some(m) => provider_error(&m, http_status(&m)),
-                        None => self.last_error.take().unwrap_or_else(|| provider_error("Gemini CLI reported an error", None)),
+                        None => self
+                            .last_error
+                            .take()
+                            .unwrap_or_else(|| provider_error("Gemini CLI reported an error", None)),
                     };
                     engine.turn_ended(Outcome::Failed, None, Some(error));
                 }
@@ -223,7 +231,14 @@ impl Gemini {
         }
     }
 
-    fn tool_result(&mut self, engine: &mut Engine, id: &str, status: &str, output: Option<String>, error: Option<WireError>) {
+    fn tool_result(
+        &mut self,
+        engine: &mut Engine,
+        id: &str,
+        status: &str,
+        output: Option<String>,
+        error: Option<WireError>,
+    ) {
         let kind = NAMES.kind(engine.tool_name(id).unwrap_or_default());
         let (mut status, mut error) = match (status, error) {
             ("error", e) => {

@@ -73,11 +73,21 @@ struct Envelope<'a> {
 #[serde(tag = "type", rename_all = "snake_case")]
 enum Wire {
     StepStart {},
-    Text { part: TextPart },
-    Reasoning { part: TextPart },
-    ToolUse { part: ToolPart },
-    StepFinish { part: FinishPart },
-    Error { error: Option<WireError> },
+    Text {
+        part: TextPart,
+    },
+    Reasoning {
+        part: TextPart,
+    },
+    ToolUse {
+        part: ToolPart,
+    },
+    StepFinish {
+        part: FinishPart,
+    },
+    Error {
+        error: Option<WireError>,
+    },
     /// Newer versions end a run with `done` (`reason: idle`, the refused permissions).
     Done {
         #[serde(default)]
@@ -180,7 +190,7 @@ struct ErrorData {
 
 impl Parse for OpenCode {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
+        let env: Envelope<'_> = serde_json::from_str(line).map_err(LineError::from_json)?;
         if matches!(env.event, Wire::Unknown) {
             return Err(LineError::unknown_type_of(line));
         }
@@ -244,7 +254,13 @@ impl OpenCode {
         }
     }
 
-    fn end_turn(&mut self, engine: &mut Engine, outcome: Outcome, stop_reason: Option<String>, error: Option<ErrorInfo>) {
+    fn end_turn(
+        &mut self,
+        engine: &mut Engine,
+        outcome: Outcome,
+        stop_reason: Option<String>,
+        error: Option<ErrorInfo>,
+    ) {
         if engine.turn_is_open() {
             self.ended = true;
             engine.turn_ended(outcome, stop_reason, error);
@@ -306,7 +322,13 @@ impl OpenCode {
             // dialects; both are added back so every provider's figures mean the same.
             let input_tokens = t.input.map(|i| i + t.cache.read.unwrap_or(0) + t.cache.write.unwrap_or(0));
             let output_tokens = t.output.map(|o| o + t.reasoning.unwrap_or(0));
-            let usage = Usage { input_tokens, output_tokens, cache_read: t.cache.read, cache_write: t.cache.write, cost_usd: part.cost };
+            let usage = Usage {
+                input_tokens,
+                output_tokens,
+                cache_read: t.cache.read,
+                cache_write: t.cache.write,
+                cost_usd: part.cost,
+            };
             engine.usage(usage, UsageScope::Increment);
         }
         match part.reason.as_deref() {

@@ -61,8 +61,28 @@ impl Check {
 /// real key through now and then.
 pub fn is_placeholder(v: &str) -> bool {
     const MARKS: [&str; 22] = [
-        "example", "xxxx", "your", "placeholder", "changeme", "change_me", "change-me", "dummy", "sample",
-        "redacted", "fake", "replace", "insert", "_here", "-here", "****", "...", "…", "${", "{{", "}}", "$(",
+        "example",
+        "xxxx",
+        "your",
+        "placeholder",
+        "changeme",
+        "change_me",
+        "change-me",
+        "dummy",
+        "sample",
+        "redacted",
+        "fake",
+        "replace",
+        "insert",
+        "_here",
+        "-here",
+        "****",
+        "...",
+        "…",
+        "${",
+        "{{",
+        "}}",
+        "$(",
     ];
     if v.starts_with(['<', '$', '%', '@', '&']) || v.ends_with(['>', '%']) {
         return true;
@@ -182,7 +202,8 @@ fn letters_look_random(s: &str) -> bool {
 }
 
 fn is_password(v: &str) -> bool {
-    const WORDS: [&str; 10] = ["password", "passwd", "pass", "pwd", "secret", "token", "x", "null", "none", "undefined"];
+    const WORDS: [&str; 10] =
+        ["password", "passwd", "pass", "pwd", "secret", "token", "x", "null", "none", "undefined"];
     !v.chars().all(|c| c == '*' || c == 'x' || c == 'X') && !WORDS.iter().any(|w| v.eq_ignore_ascii_case(w))
 }
 
@@ -219,7 +240,10 @@ pub fn looks_assigned(v: &str, min: usize) -> bool {
 /// random 24-character strings pass this too, which is why quoted values skip the test.
 pub fn is_compound_identifier(v: &str) -> bool {
     let b = v.as_bytes();
-    if b.is_empty() || !(b[0].is_ascii_alphabetic() || b[0] == b'_') || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+    if b.is_empty()
+        || !(b[0].is_ascii_alphabetic() || b[0] == b'_')
+        || !b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    {
         return false;
     }
     let mut words: Vec<&[u8]> = Vec::new();
@@ -240,7 +264,10 @@ pub fn is_compound_identifier(v: &str) -> bool {
     }
     let letters: usize = words.iter().map(|w| w.len()).sum();
     let vowel = |w: &&[u8]| w.iter().any(|c| b"aeiouyAEIOUY".contains(c));
-    words.len() >= 2 && words.iter().all(|w| w.len() >= 2) && letters >= 3 * words.len() && words.iter().filter(|w| w.len() >= 3).all(vowel)
+    words.len() >= 2
+        && words.iter().all(|w| w.len() >= 2)
+        && letters >= 3 * words.len()
+        && words.iter().filter(|w| w.len() >= 3).all(vowel)
 }
 
 fn is_path_or_url(v: &str) -> bool {
@@ -288,7 +315,16 @@ mod tests {
 
     #[test]
     fn placeholders_are_recognised() {
-        for p in ["<your-api-key>", "YOUR_TOKEN_HERE", "sk-...", "${TOKEN}", "{{ secrets.X }}", "AKIAIOSFODNN7EXAMPLE", "********", "abcdefghij"] {
+        for p in [
+            "<your-api-key>",
+            "YOUR_TOKEN_HERE",
+            "sk-...",
+            "${TOKEN}",
+            "{{ secrets.X }}",
+            "AKIAIOSFODNN7EXAMPLE",
+            "********",
+            "abcdefghij",
+        ] {
             assert!(is_placeholder(p), "{p}");
         }
         assert!(!is_placeholder("hX9q2LmZ0pR7"));
@@ -310,7 +346,20 @@ mod tests {
         for v in ["hunter22", "P@ssw0rd!", "s3cr3t-v4lue", "cGFzc3dvcmQxMjM="] {
             assert!(looks_assigned(v, 6), "{v}");
         }
-        for v in ["os.environ", "getpass.getpass", "Option", "my-app-secret", "/run/secrets/db", "1.2.3", "true", "12345678", "self.token", "AutoTokenizer", "*mut", "ed25519.Ed25519PrivateKey"] {
+        for v in [
+            "os.environ",
+            "getpass.getpass",
+            "Option",
+            "my-app-secret",
+            "/run/secrets/db",
+            "1.2.3",
+            "true",
+            "12345678",
+            "self.token",
+            "AutoTokenizer",
+            "*mut",
+            "ed25519.Ed25519PrivateKey",
+        ] {
             assert!(!looks_assigned(v, 6), "{v}");
         }
         for v in ["_bindgen_ty_24", "Ed25519PrivateKey", "my_pass_12"] {

@@ -43,7 +43,10 @@ fn first_unsafe(b: &[u8]) -> Option<usize> {
 fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
         0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)).then_some(2),
-        0xe2 => matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9))).then_some(3),
+        0xe2 => {
+            matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9)))
+                .then_some(3)
+        }
         0xef => (b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf])).then_some(3),
         _ => Some(1),
     }
@@ -301,10 +304,11 @@ mod tests {
     /// bidi, `\r`/`\x08`, multi-byte text whose first byte is a suspect one, and plain text.
     fn piece() -> impl Strategy<Value = String> {
         const CHARS: &[char] = &[
-            '\x1b', '\x1b', '\x1b', '[', '[', ']', 'P', '_', '^', 'X', '\\', ' ', '!', '(', '#', '/', '0', '1', '7', '8', ';', '?', '@', 'A',
-            'B', 'M', 'c', 'm', 'K', '~', '\x7f', '\x07', '\x18', '\x1a', '\0', '\x01', '\x0b', '\x0c', '\x1f', '\r', '\r', '\n', '\n', '\t',
-            '\x08', '\x08', '\u{80}', '\u{85}', '\u{90}', '\u{98}', '\u{9b}', '\u{9c}', '\u{9d}', '\u{9e}', '\u{9f}', '\u{a0}', '\u{bf}',
-            '\u{202a}', '\u{202e}', '\u{202f}', '\u{2066}', '\u{2069}', '\u{2000}', '\u{2014}', '\u{2713}', '\u{feff}', '\u{fffd}', '\u{ef00}',
+            '\x1b', '\x1b', '\x1b', '[', '[', ']', 'P', '_', '^', 'X', '\\', ' ', '!', '(', '#', '/', '0', '1', '7',
+            '8', ';', '?', '@', 'A', 'B', 'M', 'c', 'm', 'K', '~', '\x7f', '\x07', '\x18', '\x1a', '\0', '\x01',
+            '\x0b', '\x0c', '\x1f', '\r', '\r', '\n', '\n', '\t', '\x08', '\x08', '\u{80}', '\u{85}', '\u{90}',
+            '\u{98}', '\u{9b}', '\u{9c}', '\u{9d}', '\u{9e}', '\u{9f}', '\u{a0}', '\u{bf}', '\u{202a}', '\u{202e}',
+            '\u{202f}', '\u{2066}', '\u{2069}', '\u{2000}', '\u{2014}', '\u{2713}', '\u{feff}', '\u{fffd}', '\u{ef00}',
             'é', '日', '🎉', 'a', 'z', ' ',
         ];
         prop_oneof![
@@ -357,8 +361,16 @@ mod tests {
                 let mut chunk = [b'a'; 16];
                 chunk[lane] = c;
                 let want = |suspect: bool| u32::from(suspect) << lane;
-                assert_eq!(super::suspect_mask::<false>(wide::u8x16::new(chunk)), want(is_suspect(c)), "{c:#x} in lane {lane}");
-                assert_eq!(super::suspect_mask::<true>(wide::u8x16::new(chunk)), want(is_suspect(c) || c == b'\\'), "{c:#x} in lane {lane}");
+                assert_eq!(
+                    super::suspect_mask::<false>(wide::u8x16::new(chunk)),
+                    want(is_suspect(c)),
+                    "{c:#x} in lane {lane}"
+                );
+                assert_eq!(
+                    super::suspect_mask::<true>(wide::u8x16::new(chunk)),
+                    want(is_suspect(c) || c == b'\\'),
+                    "{c:#x} in lane {lane}"
+                );
             }
         }
     }

@@ -190,7 +190,8 @@ impl Detector {
             }
             // A generic rule's match holds its word and stays on one line: search only the
             // lines around the words, not the whole (possibly large) text.
-            let mut at: Vec<usize> = hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p).collect();
+            let mut at: Vec<usize> =
+                hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p).collect();
             at.sort_unstable();
             let mut window: Option<Range<usize>> = None;
             for p in at {
@@ -252,7 +253,11 @@ mod tests {
                 assert!(!w.is_empty(), "{}", rule.id);
             }
             if let Anchor::Word(w) = rule.anchor {
-                assert!(w.iter().all(|w| !w.is_empty() && *w == w.to_ascii_lowercase()), "{}: give words in lowercase", rule.id);
+                assert!(
+                    w.iter().all(|w| !w.is_empty() && *w == w.to_ascii_lowercase()),
+                    "{}: give words in lowercase",
+                    rule.id
+                );
             }
         }
     }

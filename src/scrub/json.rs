@@ -33,7 +33,7 @@ struct Probe<'a> {
 
 /// Parses `line` just enough to tell an event from other JSON and from text.
 pub fn classify(line: &str) -> LineKind {
-    match serde_json::from_str::<Probe>(line) {
+    match serde_json::from_str::<Probe<'_>>(line) {
         Ok(p) if p.schema.as_deref() == Some(SCHEMA) && p.type_name.is_some() => {
             LineKind::Event { summary: p.type_name.as_deref() == Some("summary") }
         }
@@ -57,7 +57,7 @@ pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> 
             continue;
         }
         let raw = &line[start + 1..end];
-        let decoded: Cow<str> = if raw.contains('\\') {
+        let decoded: Cow<'_, str> = if raw.contains('\\') {
             match serde_json::from_str::<String>(&line[start..=end]) {
                 Ok(s) => Cow::Owned(s),
                 Err(_) => continue,
@@ -104,7 +104,10 @@ mod tests {
 
     #[test]
     fn values_change_keys_and_the_rest_stay() {
-        assert_eq!(upper(r#"{"x":"ax","n":1.50,"a":["x\n",{"x" : "b"}]}"#), r#"{"x":"AX","n":1.50,"a":["X\n",{"x" : "b"}]}"#);
+        assert_eq!(
+            upper(r#"{"x":"ax","n":1.50,"a":["x\n",{"x" : "b"}]}"#),
+            r#"{"x":"AX","n":1.50,"a":["X\n",{"x" : "b"}]}"#
+        );
     }
 
     #[test]

@@ -616,7 +616,11 @@ pub fn has_dotted_token(s: &str) -> bool {
     }
     let tok = |c: &u8| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-';
     memchr::memchr_iter(b'.', b).any(|i| {
-        i >= 23 && i + 8 < b.len() && b[i + 7] == b'.' && b[i + 1..i + 7].iter().all(tok) && b[i - 23..i].iter().all(tok)
+        i >= 23
+            && i + 8 < b.len()
+            && b[i + 7] == b'.'
+            && b[i + 1..i + 7].iter().all(tok)
+            && b[i - 23..i].iter().all(tok)
     })
 }
 
@@ -627,7 +631,9 @@ pub fn has_twilio_sid(s: &str) -> bool {
     if b.len() < 34 {
         return false;
     }
-    SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))))
+    SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| {
+        b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c)))
+    })
 }
 
 /// The anchor of Entra ID client secrets: a digit, then `Q~`.

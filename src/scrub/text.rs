@@ -25,7 +25,12 @@ impl TextScrubber {
 
     /// Takes one line (without its line terminator) and calls `emit` with scrubbed text
     /// ready to write: zero or more whole lines joined by `\n`, without the last `\n`.
-    pub fn line<E>(&mut self, scrubber: &mut Scrubber, line: &str, emit: impl FnOnce(&str) -> Result<(), E>) -> Result<(), E> {
+    pub fn line<E>(
+        &mut self,
+        scrubber: &mut Scrubber,
+        line: &str,
+        emit: impl FnOnce(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         if self.held_lines == 0 {
             if opens_key(line) {
                 self.held.push_str(line);
@@ -79,13 +84,15 @@ mod tests {
     #[test]
     fn a_key_over_many_lines_goes_whole() {
         let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
-        let out = scrub_lines(&["before", "-----BEGIN PRIVATE KEY-----", body, body, "-----END PRIVATE KEY-----", "after"]);
+        let out =
+            scrub_lines(&["before", "-----BEGIN PRIVATE KEY-----", body, body, "-----END PRIVATE KEY-----", "after"]);
         assert_eq!(out, ["before", "[REDACTED:private-key]", "after"]);
     }
 
     #[test]
     fn a_cut_key_is_redacted_at_end_of_input() {
-        let out = scrub_lines(&["-----BEGIN RSA PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"]);
+        let out =
+            scrub_lines(&["-----BEGIN RSA PRIVATE KEY-----", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"]);
         assert_eq!(out, ["[REDACTED:private-key]"]);
     }
 }

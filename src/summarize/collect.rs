@@ -207,7 +207,8 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event, output: Option<Outp
                     Some(tool) => clip(&format!("turn {}, last tool: {tool}", ev.turn_id), limits::MESSAGE),
                     None => format!("turn {}", ev.turn_id),
                 });
-                live.failure = Some(Failure { status: t.outcome.status(), error: t.error.as_ref().map(bounded), during });
+                live.failure =
+                    Some(Failure { status: t.outcome.status(), error: t.error.as_ref().map(bounded), during });
             }
         }
         _ => {}
@@ -326,7 +327,11 @@ fn plan_state(entries: &[PlanEntry]) -> PlanState {
 
 /// The end of a tool's output: stderr when it has any, else stdout.
 fn excerpt(out: &ShellResult) -> Option<String> {
-    let text = [out.stderr.as_deref(), out.stdout.as_deref()].into_iter().flatten().map(str::trim_end).find(|t| !t.is_empty())?;
+    let text = [out.stderr.as_deref(), out.stdout.as_deref()]
+        .into_iter()
+        .flatten()
+        .map(str::trim_end)
+        .find(|t| !t.is_empty())?;
     Some(clip_tail(text, limits::EXCERPT))
 }
 
@@ -360,9 +365,6 @@ fn note_budget(s: &mut SessionReport, e: Option<&ErrorInfo>) {
     }
 }
 
-
-
-
 fn input_of(h: &InputHealth) -> Input {
     let mut input = Input {
         lines: h.lines,
@@ -379,7 +381,8 @@ fn input_of(h: &InputHealth) -> Input {
 /// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
 fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
     const MARK: &[u8] = b"[REDACTED:";
-    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> = std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
+    static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
     if s.len() < MARK.len() {
         return;
     }

@@ -128,9 +128,8 @@ impl Report {
                 during: None,
             });
         }
-        (!self.ok()).then(|| {
-            self.failure.clone().unwrap_or(Failure { status: Status::Failed, error: None, during: None })
-        })
+        (!self.ok())
+            .then(|| self.failure.clone().unwrap_or(Failure { status: Status::Failed, error: None, during: None }))
     }
 
     /// The indented JSON document, ending in a newline.

@@ -49,7 +49,9 @@ pub fn unfinished_stream() -> Failure {
         error: Some(ErrorInfo {
             category: ErrorCategory::Interrupted,
             message: "the stream ended without its summary record, so the run may not have finished".into(),
-            action: Some("summarize normalize's complete output; check whether the agent or a pipeline stage was cut off".into()),
+            action: Some(
+                "summarize normalize's complete output; check whether the agent or a pipeline stage was cut off".into(),
+            ),
         }),
         during: None,
     }

@@ -26,7 +26,8 @@ impl Summarizer {
     pub fn line(&mut self, line: &str) -> Result<(), String> {
         // Tool output with no control byte to remove is cut before the line is cleaned and
         // parsed: it is the bulk of a run, and only measured.
-        let cut = Event::cut_tool_output(line).filter(|cut| cut.cut.iter().all(|piece| json_is_clean(piece.literal.as_bytes())));
+        let cut = Event::cut_tool_output(line)
+            .filter(|cut| cut.cut.iter().all(|piece| json_is_clean(piece.literal.as_bytes())));
         if let Some(cut) = cut {
             if self.fast(&clean_json_line(&cut.rest), &cut.cut).is_some() {
                 return Ok(());
@@ -45,7 +46,7 @@ impl Summarizer {
     /// nothing) leaves every other line, and every line this way cannot read or reads
     /// doubtfully (a repeated `type` or `payload`), to the typed way, which also words the
     /// error of a line that is not an event.
-    fn fast(&mut self, line: &str, cut: &[CutOutput]) -> Option<()> {
+    fn fast(&mut self, line: &str, cut: &[CutOutput<'_>]) -> Option<()> {
         let mut de = serde_json::Deserializer::from_str(line);
         let env = de.deserialize_map(EnvelopeVisitor(cut)).ok()?;
         de.end().ok()?;
@@ -123,7 +124,11 @@ struct PayloadSeed<'c, 'a>(Kind, &'c [CutOutput<'a>]);
 impl<'a> PayloadSeed<'_, 'a> {
     /// The string cut from `field`, else `read`.
     fn restore(&self, field: OutputField, read: JsonStr<'a>) -> JsonStr<'a> {
-        self.1.iter().find(|c| c.field == field).map_or(read, |c| JsonStr { literal: c.literal, len: c.len as u64, unicode: false })
+        self.1.iter().find(|c| c.field == field).map_or(read, |c| JsonStr {
+            literal: c.literal,
+            len: c.len as u64,
+            unicode: false,
+        })
     }
 }
 
@@ -143,7 +148,15 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
             Kind::ToolOutput => {
                 let t = ToolOutputView::deserialize(d)?;
                 let delta = self.restore(OutputField::Delta, t.delta);
-                Payload::Read(Body::ToolOutput(ToolOutput { tool_call_id: String::new(), stream: t.stream, delta: String::new() }), None, [Some(delta), None])
+                Payload::Read(
+                    Body::ToolOutput(ToolOutput {
+                        tool_call_id: String::new(),
+                        stream: t.stream,
+                        delta: String::new(),
+                    }),
+                    None,
+                    [Some(delta), None],
+                )
             }
             Kind::ToolEnded(outcome) => {
                 let mut view = ToolEndedView::deserialize(d)?;
@@ -184,7 +197,7 @@ struct EnvelopeVisitor<'c, 'a>(&'c [CutOutput<'a>]);
 impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
     type Value = Envelope<'de>;
 
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a minicode.output.v1 event object")
     }
 
@@ -209,14 +222,16 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
                         return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
                     }
                 }
-                "eventId" => event_id = Some(map.next_value::<Str>()?.0),
+                "eventId" => event_id = Some(map.next_value::<Str<'_>>()?.0),
                 // Read twice, the last one counts in the typed way: left to that way.
-                "type" | "payload" if seen_twice(&key, &type_name, &env.payload) => return Err(de::Error::custom("repeated")),
-                "type" => type_name = Some(map.next_value::<Str>()?.0),
-                "timestamp" => drop(map.next_value::<Str>()?),
-                "sessionId" => session_id = Some(map.next_value::<Str>()?.0),
+                "type" | "payload" if seen_twice(&key, &type_name, &env.payload) => {
+                    return Err(de::Error::custom("repeated"))
+                }
+                "type" => type_name = Some(map.next_value::<Str<'_>>()?.0),
+                "timestamp" => drop(map.next_value::<Str<'_>>()?),
+                "sessionId" => session_id = Some(map.next_value::<Str<'_>>()?.0),
                 "turnId" => env.turn_id = map.next_value()?,
-                "correlationId" | "parentId" | "prompt" => drop(map.next_value::<Option<Str>>()?),
+                "correlationId" | "parentId" | "prompt" => drop(map.next_value::<Option<Str<'_>>>()?),
                 "source" => env.source = map.next_value()?,
                 "severity" => env.severity = map.next_value()?,
                 "status" => env.status = map.next_value()?,
@@ -241,8 +256,12 @@ impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
     }
 }
 
-fn seen_twice(key: &str, type_name: &Option<Cow<str>>, payload: &Option<Payload>) -> bool {
-    if key == "type" { type_name.is_some() } else { payload.is_some() }
+fn seen_twice(key: &str, type_name: &Option<Cow<'_, str>>, payload: &Option<Payload<'_>>) -> bool {
+    if key == "type" {
+        type_name.is_some()
+    } else {
+        payload.is_some()
+    }
 }
 
 #[derive(Deserialize)]
@@ -306,7 +325,12 @@ impl ToolEndedView<'_> {
             // Only a call that did not complete shows the end of its output.
             excerpt: (outcome != Outcome::Completed).then(|| o.excerpt()).flatten(),
         });
-        let output = self.output.map(|o| ShellResult { exit_code: o.exit_code, stdout: None, stderr: None, truncated: o.truncated });
+        let output = self.output.map(|o| ShellResult {
+            exit_code: o.exit_code,
+            stdout: None,
+            stderr: None,
+            truncated: o.truncated,
+        });
         let body = Body::ToolEnded(ToolEnded {
             outcome,
             tool_call_id: self.tool_call_id,
@@ -372,7 +396,9 @@ impl<'de: 'a, 'a> Deserialize<'de> for JsonStr<'a> {
 /// escape in it is well formed.
 fn unescaped_len(raw: &str) -> Option<(u64, bool)> {
     let body = raw.as_bytes().strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    let hex = |at: usize| body.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok());
+    let hex = |at: usize| {
+        body.get(at..at + 4).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
     // `len` counts `body[..i]` unescaped; backslashes before `i` were inside an escape.
     let (mut len, mut i, mut unicode) = (0u64, 0usize, false);
     for j in Positions::new(body, 0, |v| scan::mask(scan::eq(v, b'\\'))) {

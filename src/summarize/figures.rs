@@ -57,7 +57,8 @@ impl Serialize for Cost {
 impl<'de> Deserialize<'de> for Cost {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let w = CostWire::deserialize(d)?;
-        Cost::from_usd(w.estimated_usd).ok_or_else(|| serde::de::Error::custom("estimatedUsd must be a non-negative number"))
+        Cost::from_usd(w.estimated_usd)
+            .ok_or_else(|| serde::de::Error::custom("estimatedUsd must be a non-negative number"))
     }
 }
 

@@ -17,7 +17,11 @@ pub fn to_markdown(r: &Report) -> String {
     let head = r.headline();
     let status = head.as_ref().map_or(Status::Completed, |f| f.status);
     let _ = writeln!(out, "## Agent run: {}\n", words::status(status));
-    let mut facts = vec![count(r.runs.total, "run", "runs"), count(t.sessions, "session", "sessions"), count(t.turns, "turn", "turns")];
+    let mut facts = vec![
+        count(r.runs.total, "run", "runs"),
+        count(t.sessions, "session", "sessions"),
+        count(t.turns, "turn", "turns"),
+    ];
     facts.extend(t.duration_ms.map(words::duration));
     if r.runs.incomplete > 0 {
         facts.push(count(r.runs.incomplete, "run without its summary record", "runs without their summary record"));
@@ -37,7 +41,16 @@ pub fn to_markdown(r: &Report) -> String {
             out.push('\n');
         }
     }
-    let mut sessions = Table::new(&["Session", "Agent", "Status", "Turns>", "Duration>", "Tool calls>", "Not completed>", "File changes>"]);
+    let mut sessions = Table::new(&[
+        "Session",
+        "Agent",
+        "Status",
+        "Turns>",
+        "Duration>",
+        "Tool calls>",
+        "Not completed>",
+        "File changes>",
+    ]);
     for s in &r.sessions {
         sessions.row(vec![
             cell(&s.session_id),
@@ -67,7 +80,17 @@ pub fn to_markdown(r: &Report) -> String {
     shell_commands(&mut out, &r.sessions);
     files(&mut out, &r.sessions);
     plans(&mut out, &r.sessions);
-    let mut usage = Table::new(&["Session", "Input tokens>", "Output tokens>", "Cache read>", "Cache write>", "Cost (estimated)>", "Context window", "Compactions", "Budget"]);
+    let mut usage = Table::new(&[
+        "Session",
+        "Input tokens>",
+        "Output tokens>",
+        "Cache read>",
+        "Cache write>",
+        "Cost (estimated)>",
+        "Context window",
+        "Compactions",
+        "Budget",
+    ]);
     for s in &r.sessions {
         usage.row(usage_row(cell(&s.session_id), &s.usage, s.cost, &words::tally(&s.context.reasons), s.budget));
     }
@@ -76,10 +99,25 @@ pub fn to_markdown(r: &Report) -> String {
     }
     usage.write(&mut out, "Usage, cost, context and budget");
     if r.sessions.len() > 1 && t.sessions_without_usage > 0 && !t.usage.is_empty() {
-        let _ = writeln!(out, "_The totals count only the sessions that report usage; {} report none._\n", count(t.sessions_without_usage, "session", "sessions"));
+        let _ = writeln!(
+            out,
+            "_The totals count only the sessions that report usage; {} report none._\n",
+            count(t.sessions_without_usage, "session", "sessions")
+        );
     }
     let i = &r.input;
-    let mut health = Table::new(&["Runs>", "Not ok>", "Incomplete>", "Lines>", "Events>", "Raw>", "Unknown types>", "Oversized>", "Redactions", "Unreadable>"]);
+    let mut health = Table::new(&[
+        "Runs>",
+        "Not ok>",
+        "Incomplete>",
+        "Lines>",
+        "Events>",
+        "Raw>",
+        "Unknown types>",
+        "Oversized>",
+        "Redactions",
+        "Unreadable>",
+    ]);
     let n = [r.runs.total, r.runs.failed, r.runs.incomplete, i.lines, i.events, i.raw, i.unknown_types, i.oversized];
     let mut row: Vec<String> = n.iter().map(u64::to_string).collect();
     row.push(cell(&words::tally(&i.redactions)));
@@ -152,7 +190,8 @@ fn files(out: &mut String, sessions: &[SessionReport]) {
     }
     table.write(out, "Files changed");
     if unlisted {
-        let _ = writeln!(out, "_More files changed; the alphabetically first {} per session are listed._\n", limits::FILES);
+        let _ =
+            writeln!(out, "_More files changed; the alphabetically first {} per session are listed._\n", limits::FILES);
     }
 }
 
@@ -260,4 +299,3 @@ fn cell(s: &str) -> String {
 fn code(s: Option<&str>) -> String {
     s.filter(|s| !s.trim().is_empty()).map_or_else(String::new, |s| format!("<code>{}</code>", cell(s)))
 }
-

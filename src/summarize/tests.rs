@@ -25,8 +25,14 @@ fn ev(session: &str, turn: u64, line: u64, body: Body) -> Event {
 }
 
 fn record(ok: bool, usage: Usage, sessions: Vec<SessionFigures>) -> Event {
-    let error = (!ok).then(|| ErrorInfo { category: ErrorCategory::ProviderError, message: "boom".into(), action: None });
-    let figures = SummaryFigures { usage, input: InputHealth { lines: 9, events: 8, ..Default::default() }, sessions, ..Default::default() };
+    let error =
+        (!ok).then(|| ErrorInfo { category: ErrorCategory::ProviderError, message: "boom".into(), action: None });
+    let figures = SummaryFigures {
+        usage,
+        input: InputHealth { lines: 9, events: 8, ..Default::default() },
+        sessions,
+        ..Default::default()
+    };
     let mut e = ev("s1", 1, 9, Body::Summary(Box::new(Summary { ok, error, prompt: None, figures })));
     e.status = Some(if ok { Status::Completed } else { Status::Failed });
     e
@@ -50,7 +56,15 @@ fn shell_start(id: &str, cmd: &str) -> Body {
 }
 
 fn tool_end(id: &str, kind: ToolKind, outcome: Outcome, output: Option<ShellResult>) -> Body {
-    Body::ToolEnded(ToolEnded { outcome, tool_call_id: id.into(), name: "shell".into(), kind, duration_ms: None, output, error: None })
+    Body::ToolEnded(ToolEnded {
+        outcome,
+        tool_call_id: id.into(),
+        name: "shell".into(),
+        kind,
+        duration_ms: None,
+        output,
+        error: None,
+    })
 }
 
 fn summarize(events: &[Event]) -> Report {
@@ -66,14 +80,27 @@ fn usage_repeated_on_several_lines_counts_once_and_unknown_stays_unknown() {
         ev("s1", 1, 1, Body::TurnStarted(TurnStarted { prompt: Some("hi".into()) })),
         ev("s1", 1, 2, Body::Usage(u)),
         ev("s1", 1, 3, Body::Usage(u)),
-        ev("s1", 1, 4, Body::TurnEnded(TurnEnded { outcome: Outcome::Completed, stop_reason: None, duration_ms: Some(5), error: None })),
+        ev(
+            "s1",
+            1,
+            4,
+            Body::TurnEnded(TurnEnded {
+                outcome: Outcome::Completed,
+                stop_reason: None,
+                duration_ms: Some(5),
+                error: None,
+            }),
+        ),
     ];
     let r = summarize(&events);
     let s = &r.sessions[0];
     assert_eq!(s.usage, Tokens { input_tokens: Some(100), ..Tokens::default() });
     assert_eq!(s.cost, None);
     let json = r.to_json();
-    assert!(json.contains("\"input_tokens\": 100") && !json.contains("output_tokens") && !json.contains("estimatedUsd"), "{json}");
+    assert!(
+        json.contains("\"input_tokens\": 100") && !json.contains("output_tokens") && !json.contains("estimatedUsd"),
+        "{json}"
+    );
     // Without a record the run is incomplete, and so not ok.
     assert!(!r.ok());
     assert_eq!((r.runs.total, r.runs.incomplete), (1, 1));
@@ -86,12 +113,24 @@ fn without_a_record_redactions_are_counted_from_the_markers() {
     let events = vec![
         ev("s1", 1, 1, text("token [REDACTED:github-token] and [REDACTED:aws-key] [REDACTED:github-token]")),
         ev("s1", 1, 2, text("not one: [REDACTED:] [REDACTED:a b] [REDACTED:open")),
-        ev("s1", 1, 3, text(&format!("64 bytes: [REDACTED:{}] 65: [REDACTED:{}] [REDACTED:[REDACTED:x]", "k".repeat(64), "l".repeat(65)))),
+        ev(
+            "s1",
+            1,
+            3,
+            text(&format!(
+                "64 bytes: [REDACTED:{}] 65: [REDACTED:{}] [REDACTED:[REDACTED:x]",
+                "k".repeat(64),
+                "l".repeat(65)
+            )),
+        ),
         ev("s1", 1, 4, text("[REDACTED:")),
     ];
     let r = summarize(&events);
     let long = "k".repeat(64);
-    assert_eq!(r.input.redactions.iter().collect::<Vec<_>>(), [("aws-key", 1), ("github-token", 2), (long.as_str(), 1), ("x", 1)]);
+    assert_eq!(
+        r.input.redactions.iter().collect::<Vec<_>>(),
+        [("aws-key", 1), ("github-token", 2), (long.as_str(), 1), ("x", 1)]
+    );
 }
 
 #[test]
@@ -99,7 +138,17 @@ fn the_record_states_usage_duration_and_ok() {
     let mut events = vec![
         ev("s1", 1, 1, Body::TurnStarted(TurnStarted { prompt: None })),
         ev("s1", 1, 2, Body::Usage(usage(Some(7), Some(1)))),
-        ev("s1", 1, 3, Body::TurnEnded(TurnEnded { outcome: Outcome::Completed, stop_reason: None, duration_ms: None, error: None })),
+        ev(
+            "s1",
+            1,
+            3,
+            Body::TurnEnded(TurnEnded {
+                outcome: Outcome::Completed,
+                stop_reason: None,
+                duration_ms: None,
+                error: None,
+            }),
+        ),
     ];
     events.push(record(true, Usage { cost_usd: Some(0.25), ..usage(Some(70), Some(10)) }, vec![]));
     let r = summarize(&events);
@@ -128,7 +177,17 @@ fn a_failing_shell_keeps_exit_code_byte_counts_and_a_bounded_excerpt() {
     let events = vec![
         ev("s1", 1, 1, Body::TurnStarted(TurnStarted { prompt: None })),
         ev("s1", 1, 2, shell_start("c1", "make test")),
-        ev("s1", 1, 3, tool_end("c1", ToolKind::Shell, Outcome::Failed, Some(ShellResult { exit_code: Some(2), stdout: Some(out.clone()), ..Default::default() }))),
+        ev(
+            "s1",
+            1,
+            3,
+            tool_end(
+                "c1",
+                ToolKind::Shell,
+                Outcome::Failed,
+                Some(ShellResult { exit_code: Some(2), stdout: Some(out.clone()), ..Default::default() }),
+            ),
+        ),
         ev("s1", 1, 4, shell_start("c2", "true")),
         ev("s1", 1, 5, tool_end("c2", ToolKind::Shell, Outcome::Completed, None)),
         record(true, Usage::default(), vec![]),
@@ -138,7 +197,10 @@ fn a_failing_shell_keeps_exit_code_byte_counts_and_a_bounded_excerpt() {
     assert_eq!((t.exit_code, t.command.as_deref()), (Some(2), Some("make test")));
     let excerpt = t.excerpt.as_deref().unwrap();
     assert!(excerpt.len() <= limits::EXCERPT && excerpt.ends_with("last line"), "{excerpt:?}");
-    assert_eq!((s.shell.count, s.shell.exit_non_zero, s.shell.exit_unknown, s.shell.stdout_bytes), (2, 1, 1, out.len() as u64));
+    assert_eq!(
+        (s.shell.count, s.shell.exit_non_zero, s.shell.exit_unknown, s.shell.stdout_bytes),
+        (2, 1, 1, out.len() as u64)
+    );
     let c2 = &s.shell.commands[1];
     assert_eq!((c2.exit_code, c2.has_output, c2.stdout_bytes), (None, false, 0));
     let json = summarize(&events).to_json();
@@ -152,7 +214,12 @@ fn lists_and_tallies_stay_within_their_bounds() {
         let id = format!("t{i}");
         events.push(ev("s1", 1, 2, shell_start(&id, "false")));
         events.push(ev("s1", 1, 2, tool_end(&id, ToolKind::Shell, Outcome::Failed, None)));
-        events.push(ev("s1", 1, 2, Body::FileChanged(FileChanged { path: format!("f{i:03}"), change: FileChange::Add, tool_call_id: None })));
+        events.push(ev(
+            "s1",
+            1,
+            2,
+            Body::FileChanged(FileChanged { path: format!("f{i:03}"), change: FileChange::Add, tool_call_id: None }),
+        ));
         events.push(ev("s1", 1, 2, Body::ContextCompacted(ContextCompacted { reason: format!("r{i:03}") })));
     }
     let s = &summarize(&events).sessions[0];
@@ -168,7 +235,17 @@ fn markdown_cells_cannot_break_the_table() {
     let events = vec![
         ev("s1", 1, 1, Body::TurnStarted(TurnStarted { prompt: None })),
         ev("s1", 1, 2, shell_start("c1", "a | b\nc")),
-        ev("s1", 1, 3, tool_end("c1", ToolKind::Shell, Outcome::Failed, Some(ShellResult { stderr: Some("x|y\n*z*".into()), ..Default::default() }))),
+        ev(
+            "s1",
+            1,
+            3,
+            tool_end(
+                "c1",
+                ToolKind::Shell,
+                Outcome::Failed,
+                Some(ShellResult { stderr: Some("x|y\n*z*".into()), ..Default::default() }),
+            ),
+        ),
         record(true, Usage::default(), vec![]),
     ];
     let md = to_markdown(&summarize(&events));
@@ -229,8 +306,20 @@ fn the_fast_way_rejects_what_the_typed_way_rejects() {
 /// raw and escaped (which cleaning removes), redaction markers, trailing space.
 fn output() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
-        Just(r"\n"), Just(r#"\""#), Just(r"\\"), Just(r"\r"), Just(r"\u001b[31m"), Just(r"\u0041"), Just(r"\ud83c\udf89"), Just("\u{202e}"),
-        Just("\u{85}"), Just("\t"), Just("[REDACTED:api-key]"), Just("é"), Just("aaaaaaaaaaaaaaa"), Just(" "),
+        Just(r"\n"),
+        Just(r#"\""#),
+        Just(r"\\"),
+        Just(r"\r"),
+        Just(r"\u001b[31m"),
+        Just(r"\u0041"),
+        Just(r"\ud83c\udf89"),
+        Just("\u{202e}"),
+        Just("\u{85}"),
+        Just("\t"),
+        Just("[REDACTED:api-key]"),
+        Just("é"),
+        Just("aaaaaaaaaaaaaaa"),
+        Just(" "),
     ];
     prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
 }

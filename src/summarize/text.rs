@@ -22,12 +22,21 @@ pub fn to_text(r: &Report, color: bool) -> String {
     let mut out = String::new();
     let t = r.totals();
     let head = r.headline();
-    let mut facts = vec![count(r.runs.total, "run", "runs"), count(t.sessions, "session", "sessions"), count(t.turns, "turn", "turns")];
+    let mut facts = vec![
+        count(r.runs.total, "run", "runs"),
+        count(t.sessions, "session", "sessions"),
+        count(t.turns, "turn", "turns"),
+    ];
     facts.extend(t.duration_ms.map(words::duration));
     let status = head.as_ref().map_or(Status::Completed, |f| f.status);
     let _ = writeln!(out, "{} · {}", mark(p, status, 0), p.paint(Tone::Strong, &facts.join(" · ")));
     if r.runs.incomplete > 0 {
-        row(&mut out, INDENT, "incomplete", &count(r.runs.incomplete, "run has no summary record", "runs have no summary record"));
+        row(
+            &mut out,
+            INDENT,
+            "incomplete",
+            &count(r.runs.incomplete, "run has no summary record", "runs have no summary record"),
+        );
     }
     if let Some(f) = &head {
         grammar(&mut out, INDENT, f);
@@ -90,7 +99,8 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
     row(out, INDENT, "turns", &turns);
     row(out, INDENT, "tools", &tools(&s.tools, &s.tools_by_kind));
     for t in &s.failing_tools {
-        let what = t.command.as_deref().or(t.target.as_deref()).map_or_else(String::new, |d| format!(" `{}`", one_line(d)));
+        let what =
+            t.command.as_deref().or(t.target.as_deref()).map_or_else(String::new, |d| format!(" `{}`", one_line(d)));
         let mut line = format!("{}{what}", safe(&t.name));
         if t.exit_code.is_some() || t.kind == crate::event::ToolKind::Shell {
             let _ = write!(line, " · {}", words::exit(t.exit_code));
@@ -108,13 +118,31 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
     }
     let unlisted = s.tools.total.saturating_sub(s.tools.completed).saturating_sub(s.failing_tools.len() as u64);
     if unlisted > 0 {
-        row(out, INDENT, "", &format!("… and {unlisted} more not completed (the first {} are listed)", limits::FAILING_TOOLS));
+        row(
+            out,
+            INDENT,
+            "",
+            &format!("… and {unlisted} more not completed (the first {} are listed)", limits::FAILING_TOOLS),
+        );
     }
     if s.shell.count > 0 {
         row(out, INDENT, "shell", &shell_counts(&s.shell));
         for c in &s.shell.commands {
-            let mut line = format!("$ {}  {} · {}", c.command.as_deref().map_or_else(|| "(command unknown)".into(), one_line), words::status(c.status), words::exit(c.exit_code));
-            let _ = write!(line, " · {}", if c.has_output { words::bytes(c.stdout_bytes + c.stderr_bytes) + " output" } else { "no output".into() });
+            let mut line = format!(
+                "$ {}  {} · {}",
+                c.command.as_deref().map_or_else(|| "(command unknown)".into(), one_line),
+                words::status(c.status),
+                words::exit(c.exit_code)
+            );
+            let _ = write!(
+                line,
+                " · {}",
+                if c.has_output {
+                    words::bytes(c.stdout_bytes + c.stderr_bytes) + " output"
+                } else {
+                    "no output".into()
+                }
+            );
             if c.truncated {
                 line.push_str(" (truncated)");
             }
@@ -132,7 +160,15 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
         }
     }
     if let Some(plan) = &s.plan {
-        row(out, INDENT, "plan", &format!("{} of {} done · {} in progress · {} pending", plan.completed, plan.total, plan.in_progress, plan.pending));
+        row(
+            out,
+            INDENT,
+            "plan",
+            &format!(
+                "{} of {} done · {} in progress · {} pending",
+                plan.completed, plan.total, plan.in_progress, plan.pending
+            ),
+        );
         for e in &plan.entries {
             let mark = Mark::plan(e.status).glyph;
             row(out, INDENT, "", &format!("{mark} {}", one_line(&e.content)));
@@ -140,7 +176,12 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
     }
     row(out, INDENT, "usage", &words::tokens(&s.usage));
     row(out, INDENT, "cost", &words::cost(s.cost));
-    row(out, INDENT, "context", &format!("window size not reported · compactions: {}", words::tally(&s.context.reasons)));
+    row(
+        out,
+        INDENT,
+        "context",
+        &format!("window size not reported · compactions: {}", words::tally(&s.context.reasons)),
+    );
     row(out, INDENT, "budget", budget(s.budget));
     if s.warnings > 0 {
         row(out, INDENT, "warnings", &s.warnings.to_string());
@@ -166,8 +207,11 @@ fn grammar(out: &mut String, indent: &str, f: &Failure) {
 }
 
 fn tools(t: &crate::event::ToolCounts, by_kind: &super::figures::ByKind) -> String {
-    let outcomes: Vec<String> =
-        crate::event::Outcome::ALL.iter().filter(|o| t.get(**o) > 0).map(|o| format!("{} {}", t.get(*o), o.as_str())).collect();
+    let outcomes: Vec<String> = crate::event::Outcome::ALL
+        .iter()
+        .filter(|o| t.get(**o) > 0)
+        .map(|o| format!("{} {}", t.get(*o), o.as_str()))
+        .collect();
     let kinds: Vec<String> = by_kind.iter().map(|(k, c)| format!("{} {}", k.as_str(), c.total)).collect();
     let mut s = count(t.total, "call", "calls");
     if !outcomes.is_empty() {
@@ -180,7 +224,12 @@ fn tools(t: &crate::event::ToolCounts, by_kind: &super::figures::ByKind) -> Stri
 }
 
 fn shell_counts(s: &super::model::Shell) -> String {
-    let parts = [(s.exit_zero, "exit 0"), (s.exit_non_zero, "exit non-zero"), (s.exit_unknown, "exit unknown"), (s.truncated, "truncated")];
+    let parts = [
+        (s.exit_zero, "exit 0"),
+        (s.exit_non_zero, "exit non-zero"),
+        (s.exit_unknown, "exit unknown"),
+        (s.truncated, "truncated"),
+    ];
     let mut line = count(s.count, "command", "commands");
     let known: Vec<String> = parts.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")).collect();
     if !known.is_empty() {

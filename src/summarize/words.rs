@@ -82,4 +82,3 @@ pub fn tally(t: &Tally) -> String {
 pub fn exit(code: Option<i64>) -> String {
     code.map_or_else(|| "exit unknown".into(), |c| format!("exit {c}"))
 }
-

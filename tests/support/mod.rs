@@ -143,7 +143,12 @@ pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) -> Stri
     BufReader::new(child.stdout.take().expect("piped")).read_line(&mut first).expect("some output");
     let out = child.wait_with_output().expect("exits");
     writer.join().expect("writer thread");
-    assert!(out.status.success(), "{name}: {:?} on a closed stdout; stderr {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name}: {:?} on a closed stdout; stderr {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(out.stderr.is_empty(), "{name}: stderr on a closed stdout: {}", String::from_utf8_lossy(&out.stderr));
     assert!(first.ends_with('\n'), "{name}: the first line written is not whole: {first:?}");
     first

@@ -48,7 +48,7 @@ impl Human {
             payload: Option<&'a RawValue>,
         }
         let whole = serde_json::to_string(ev)?;
-        let json = match serde_json::from_str::<Shown>(&whole) {
+        let json = match serde_json::from_str::<Shown<'_>>(&whole) {
             Ok(shown) => serde_json::to_string(&shown)?,
             Err(_) => whole.clone(),
         };

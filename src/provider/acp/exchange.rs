@@ -87,7 +87,13 @@ pub(super) const QUIET_NOTIFICATIONS: [&str; 3] = ["session/cancel", "$/cancel_r
 impl Acp {
     // -------------------------------------------------------------- requests ----
 
-    pub(super) fn request(&mut self, method: &str, id: &RawValue, raw: Option<&RawValue>, engine: &mut Engine) -> Result<(), LineError> {
+    pub(super) fn request(
+        &mut self,
+        method: &str,
+        id: &RawValue,
+        raw: Option<&RawValue>,
+        engine: &mut Engine,
+    ) -> Result<(), LineError> {
         let from_client = AGENT_METHODS.contains(&method);
         if !from_client && !CLIENT_METHODS.contains(&method) {
             return Err(LineError::UnknownType(method.to_owned()));
@@ -133,13 +139,20 @@ impl Acp {
         self.tools.update(engine, self.dialect, p.tool_call, true);
         let approval = id_text(id);
         engine.approval_requested(&approval, Some(&tool_id), title);
-        let options = p.options.unwrap_or_default().into_iter().map(|o| (o.option_id, decision_of(o.kind.as_deref()))).collect();
+        let options =
+            p.options.unwrap_or_default().into_iter().map(|o| (o.option_id, decision_of(o.kind.as_deref()))).collect();
         Pending::Permission { approval, session: p.session_id, options }
     }
 
     // ------------------------------------------------------------- responses ----
 
-    pub(super) fn response(&mut self, id: Option<&RawValue>, result: Option<&RawValue>, error: Option<RpcError>, engine: &mut Engine) {
+    pub(super) fn response(
+        &mut self,
+        id: Option<&RawValue>,
+        result: Option<&RawValue>,
+        error: Option<RpcError>,
+        engine: &mut Engine,
+    ) {
         let result: AnyResult = result.and_then(|r| serde_json::from_str(r.get()).ok()).unwrap_or_default();
         let pending = id.and_then(|id| self.take_pending(id.get(), &result, error.is_some()));
         if let Some(e) = error {
@@ -149,9 +162,10 @@ impl Acp {
             Some(Pending::Prompt { session }) => self.prompt_ended(session.as_deref(), result, engine),
             Some(Pending::Permission { approval, session, options }) => {
                 let decision = match result.outcome {
-                    Some(o) if o.outcome == "selected" => {
-                        options.into_iter().find(|(id, _)| Some(id) == o.option_id.as_ref()).map_or(Decision::Unknown, |(_, d)| d)
-                    }
+                    Some(o) if o.outcome == "selected" => options
+                        .into_iter()
+                        .find(|(id, _)| Some(id) == o.option_id.as_ref())
+                        .map_or(Decision::Unknown, |(_, d)| d),
                     Some(o) if o.outcome == "cancelled" => Decision::Cancelled,
                     _ => Decision::Unknown,
                 };
@@ -187,7 +201,10 @@ impl Acp {
     /// sent it where it can (a permission outcome or terminal output comes from the
     /// client), and the agent's requests are only answered in a transcript.
     fn take_pending(&mut self, id: &str, result: &AnyResult, is_error: bool) -> Option<Pending> {
-        let by_client = result.outcome.is_some() || result.output.is_some() || result.exit_status.is_some() || result.exit_code.is_some();
+        let by_client = result.outcome.is_some()
+            || result.output.is_some()
+            || result.exit_status.is_some()
+            || result.exit_code.is_some();
         self.transcript |= by_client;
         let transcript = self.transcript;
         let fits = |r: &Request| {
@@ -242,7 +259,9 @@ impl Acp {
                     engine.turn_ended(Outcome::Failed, None, Some(error));
                 }
             }
-            Some(Pending::Setup | Pending::NewSession { .. } | Pending::LoadSession { .. }) => self.run_failed(engine, error),
+            Some(Pending::Setup | Pending::NewSession { .. } | Pending::LoadSession { .. }) => {
+                self.run_failed(engine, error)
+            }
             // The client could not answer the agent, or a side request failed: the agent
             // reports what that meant for the call.
             Some(Pending::Permission { .. } | Pending::Terminal { .. } | Pending::Other) => {}

@@ -105,7 +105,8 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
             !texts.is_empty()
         }
         Value::Object(map) => {
-            let exit = ["exit_code", "exitCode"].iter().find_map(|k| map.get(*k)).or_else(|| v.pointer("/metadata/exit"));
+            let exit =
+                ["exit_code", "exitCode"].iter().find_map(|k| map.get(*k)).or_else(|| v.pointer("/metadata/exit"));
             if let Some(code) = exit.and_then(Value::as_i64) {
                 r.exits.push((ExitSource::Structured, code));
             }
@@ -128,7 +129,9 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
 /// Codex shortens `formatted_output` for the model: a `Total output lines: N` header and a
 /// `…N tokens truncated…` cut. Such a text is a preview, not the whole output.
 fn is_shortened(text: &str) -> bool {
-    text.starts_with("Total output lines: ") || text.contains(" tokens truncated…") || text.contains(" chars truncated…")
+    text.starts_with("Total output lines: ")
+        || text.contains(" tokens truncated…")
+        || text.contains(" chars truncated…")
 }
 
 /// Separate `stdout` / `stderr` string fields, when the agent gives them.
@@ -213,7 +216,12 @@ fn tagged_field<'a>(s: &'a str, tag: &str) -> Option<(&'a str, &'a str)> {
     let start = s.find(&open)? + open.len();
     let body = &s[start..];
     // The next field's opening tag bounds this one's search for its closing tag.
-    let limit = ["<stderr>", "<return-code>"].iter().filter(|n| **n != open).filter_map(|n| body.find(n)).min().unwrap_or(body.len());
+    let limit = ["<stderr>", "<return-code>"]
+        .iter()
+        .filter(|n| **n != open)
+        .filter_map(|n| body.find(n))
+        .min()
+        .unwrap_or(body.len());
     let end = body[..limit].rfind(&close).or_else(|| body.find(&close))?;
     Some((&body[..end], &body[end + close.len()..]))
 }
@@ -278,7 +286,10 @@ mod tests {
                 "_meta": {"terminal_output": {"terminal_id": "c", "data": "line1\n"}, "terminal_exit": {"exit_code": 4}}})),
             Context { terminal_deltas: true, last: true, content_is_output: true, ..Context::default() },
         );
-        assert_eq!(r.pieces, [piece(Stream::Combined, Update::Delta, "line1\n"), piece(Stream::Combined, Update::Final, "line1\n")]);
+        assert_eq!(
+            r.pieces,
+            [piece(Stream::Combined, Update::Delta, "line1\n"), piece(Stream::Combined, Update::Final, "line1\n")]
+        );
         assert_eq!(r.exits, [(ExitSource::Explicit, 4), (ExitSource::Structured, 4)]);
     }
 
@@ -287,7 +298,9 @@ mod tests {
         let r = update(json!({"toolCallId": "c", "status": "completed",
             "rawOutput": {"formatted_output": "Total output lines: 3\n\na…9 tokens truncated…c\n", "aggregated_output": "a\nb\nc\n"}}));
         assert_eq!(r.pieces, [piece(Stream::Combined, Update::Final, "a\nb\nc\n")]);
-        let r = update(json!({"toolCallId": "c", "status": "completed", "rawOutput": {"formatted_output": "a…9 tokens truncated…c\n"}}));
+        let r = update(
+            json!({"toolCallId": "c", "status": "completed", "rawOutput": {"formatted_output": "a…9 tokens truncated…c\n"}}),
+        );
         assert_eq!(r.pieces, [piece(Stream::Combined, Update::Preview, "a…9 tokens truncated…c\n")]);
     }
 
@@ -303,14 +316,20 @@ mod tests {
 
     #[test]
     fn claude_structured_result_wins_over_its_text_copy() {
-        let resp = json!({"toolCallId": "c", "_meta": {"claudeCode": {"toolResponse": {"stdout": "big", "stderr": ""}}}});
+        let resp =
+            json!({"toolCallId": "c", "_meta": {"claudeCode": {"toolResponse": {"stdout": "big", "stderr": ""}}}});
         let r = update(resp);
         assert!(r.structured);
-        assert_eq!(r.pieces, [piece(Stream::Stdout, Update::Snapshot, "big"), piece(Stream::Stderr, Update::Snapshot, "")]);
+        assert_eq!(
+            r.pieces,
+            [piece(Stream::Stdout, Update::Snapshot, "big"), piece(Stream::Stderr, Update::Snapshot, "")]
+        );
         let last = call(json!({"toolCallId": "c", "status": "completed", "rawOutput": "big"}));
         let cx = Context { structured: true, last: true, content_is_output: true, ..Context::default() };
         assert_eq!(read(&last, cx).pieces, []);
-        let preview = call(json!({"toolCallId": "c", "status": "completed", "rawOutput": "<persisted-output>\nOutput too large"}));
+        let preview = call(
+            json!({"toolCallId": "c", "status": "completed", "rawOutput": "<persisted-output>\nOutput too large"}),
+        );
         assert_eq!(read(&preview, cx).pieces[0].update, Update::Preview);
     }
 
@@ -338,9 +357,10 @@ mod tests {
 
     #[test]
     fn announcement_content_is_not_output_and_bad_exit_metadata_is_unknown() {
-        let c =
-            call(json!({"toolCallId": "c", "content": [{"type": "content", "content": {"type": "text", "text": "Run a shell command"}}],
-            "_meta": {"terminal_exit": {"exit_code": "four"}}}));
+        let c = call(
+            json!({"toolCallId": "c", "content": [{"type": "content", "content": {"type": "text", "text": "Run a shell command"}}],
+            "_meta": {"terminal_exit": {"exit_code": "four"}}}),
+        );
         assert_eq!(read(&c, Context::default()), Reading::default());
     }
 

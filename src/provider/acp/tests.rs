@@ -68,7 +68,9 @@ fn with_stdout_alone_updates_open_the_turn_and_the_stop_reason_ends_it() {
         update(json!({"sessionUpdate": "available_commands_update", "availableCommands": []})),
     ]);
     assert_eq!(types(&ev), ["session.started", "turn.started", "text", "turn.completed", "summary"]);
-    assert!(matches!(&ev[0].body, Body::SessionStarted(s) if s.provider == "codex-acp" && s.provider_version.as_deref() == Some("0.16.0")));
+    assert!(
+        matches!(&ev[0].body, Body::SessionStarted(s) if s.provider == "codex-acp" && s.provider_version.as_deref() == Some("0.16.0"))
+    );
     assert_eq!(ev[1].raw_ref.line, 3, "the silent lines before the turn are referenced by it");
     assert_eq!(ev[4].raw_ref.line, 6, "the summary references the trailing update");
 }
@@ -77,7 +79,10 @@ fn with_stdout_alone_updates_open_the_turn_and_the_stop_reason_ends_it() {
 fn a_rejected_permission_makes_the_tool_denied() {
     let ev = run(&[
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": 1}}),
-        result(json!(0), json!({"protocolVersion": 1, "agentInfo": {"name": "@zed-industries/claude-code-acp", "version": "0.16.2"}})),
+        result(
+            json!(0),
+            json!({"protocolVersion": 1, "agentInfo": {"name": "@zed-industries/claude-code-acp", "version": "0.16.2"}}),
+        ),
         prompt(2),
         update(
             json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "execute", "status": "pending", "rawInput": {"command": "touch x"}}),
@@ -96,15 +101,20 @@ fn a_rejected_permission_makes_the_tool_denied() {
         _ => None,
     });
     assert_eq!(settled.and_then(|a| a.decision), Some(Decision::RejectOnce));
-    assert_eq!(types(&ev).iter().filter(|t| t.starts_with("tool.")).collect::<Vec<_>>(), [&"tool.started", &"tool.denied"]);
+    assert_eq!(
+        types(&ev).iter().filter(|t| t.starts_with("tool.")).collect::<Vec<_>>(),
+        [&"tool.started", &"tool.denied"]
+    );
 }
 
 #[test]
 fn with_stdout_alone_claude_refusal_text_denies_and_the_approval_settles_unknown() {
     let ev = run(&[
         prompt(2),
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "execute", "rawInput": {"command": "touch x"},
-            "_meta": {"claudeCode": {"toolName": "Bash"}}})),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "execute", "rawInput": {"command": "touch x"},
+            "_meta": {"claudeCode": {"toolName": "Bash"}}}),
+        ),
         json!({"jsonrpc": "2.0", "id": 0, "method": "session/request_permission", "params": {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": []}}),
         update(
             json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed", "rawOutput": "User refused permission to run tool"}),
@@ -126,7 +136,9 @@ fn a_call_announced_twice_starts_once_with_the_second_announcements_input() {
         update(
             json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "`ls`", "kind": "execute", "status": "pending", "rawInput": {"command": "ls"}, "_meta": claude}),
         ),
-        update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "rawOutput": "a\n"})),
+        update(
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed", "rawOutput": "a\n"}),
+        ),
         result(json!(2), json!({"stopReason": "end_turn"})),
     ]);
     let started: Vec<&Event> = ev.iter().filter(|e| e.type_name() == "tool.started").collect();
@@ -143,7 +155,10 @@ fn a_held_announcement_is_released_by_any_other_line_and_at_the_end() {
         chunk("x"),
     ]);
     assert_eq!(types(&ev)[..4], ["session.started", "turn.started", "tool.started", "text"]);
-    let ev = run(&[prompt(2), update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Analyzing", "kind": "other"}))]);
+    let ev = run(&[
+        prompt(2),
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "Analyzing", "kind": "other"})),
+    ]);
     assert!(types(&ev).contains(&"tool.started") && types(&ev).contains(&"tool.interrupted"));
 }
 
@@ -185,9 +200,11 @@ fn errors_fail_the_turn_or_the_run_with_their_category() {
 fn stop_reasons_have_their_outcomes() {
     assert_eq!(stop_outcome("end_turn").0, Outcome::Completed);
     assert_eq!(stop_outcome("cancelled").0, Outcome::Cancelled);
-    for (reason, category) in
-        [("max_tokens", ErrorCategory::BudgetExceeded), ("max_turn_requests", ErrorCategory::MaxTurns), ("refusal", ErrorCategory::Refused)]
-    {
+    for (reason, category) in [
+        ("max_tokens", ErrorCategory::BudgetExceeded),
+        ("max_turn_requests", ErrorCategory::MaxTurns),
+        ("refusal", ErrorCategory::Refused),
+    ] {
         let (outcome, error) = stop_outcome(reason);
         assert_eq!((outcome, error.map(|e| e.category)), (Outcome::Failed, Some(category)));
     }
@@ -244,7 +261,9 @@ fn a_completed_edit_reports_its_files_and_a_rejected_one_does_not() {
     ]);
     let changed: Vec<&Event> = ev.iter().filter(|e| e.type_name() == "file.changed").collect();
     assert_eq!(changed.len(), 1);
-    assert!(matches!(&changed[0].body, Body::FileChanged(f) if f.path == "/w/hello.txt" && f.change == crate::event::FileChange::Add));
+    assert!(
+        matches!(&changed[0].body, Body::FileChanged(f) if f.path == "/w/hello.txt" && f.change == crate::event::FileChange::Add)
+    );
     assert_eq!(types(&ev).iter().filter(|t| **t == "tool.cancelled").count(), 1);
 }
 
@@ -252,11 +271,17 @@ fn a_completed_edit_reports_its_files_and_a_rejected_one_does_not() {
 fn an_error_from_the_agent_is_not_taken_for_an_answer_to_its_own_request() {
     // Agent stdout alone: the agent's permission request and the client's prompt share id 2.
     let ev = run(&[
-        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "edit", "status": "pending", "rawInput": {"path": "/a"}})),
+        update(
+            json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "edit", "status": "pending", "rawInput": {"path": "/a"}}),
+        ),
         json!({"jsonrpc": "2.0", "id": 2, "method": "session/request_permission", "params": {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": []}}),
         json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "Internal error: API Error: 500"}}),
     ]);
-    assert!(ev.iter().any(|e| matches!(&e.body, Body::TurnEnded(t) if t.outcome == Outcome::Failed)), "{:?}", types(&ev));
+    assert!(
+        ev.iter().any(|e| matches!(&e.body, Body::TurnEnded(t) if t.outcome == Outcome::Failed)),
+        "{:?}",
+        types(&ev)
+    );
 }
 
 #[test]
@@ -270,7 +295,9 @@ fn a_clients_answers_are_known_by_their_shape_without_its_requests() {
             "options": [{"optionId": "yes", "kind": "allow_always"}]}}),
         result(json!(7), json!({"outcome": {"outcome": "selected", "optionId": "yes"}})),
     ]);
-    assert!(ev.iter().any(|e| matches!(&e.body, Body::ApprovalSettled(a) if a.decision == Some(Decision::AllowAlways))));
+    assert!(ev
+        .iter()
+        .any(|e| matches!(&e.body, Body::ApprovalSettled(a) if a.decision == Some(Decision::AllowAlways))));
     let out = ended(&ev)[0].output.as_ref().unwrap();
     assert_eq!((out.stdout.as_deref(), out.truncated), (Some("ok\n"), true));
 }

@@ -41,7 +41,9 @@ impl Tools {
             Some(Value::Object(m)) => m.is_empty(),
             Some(_) => false,
         };
-        empty_input && matches!(call.status.as_deref(), None | Some("pending")) && !engine.tool_is_known(&call.tool_call_id)
+        empty_input
+            && matches!(call.status.as_deref(), None | Some("pending"))
+            && !engine.tool_is_known(&call.tool_call_id)
     }
 
     /// Handles a `tool_call` (`announced`) or a `tool_call_update`.
@@ -88,7 +90,14 @@ impl Tools {
 
     /// The client's answer to `terminal/output` or `terminal/wait_for_exit` for a terminal
     /// it runs on the agent's behalf: the whole output so far and, once known, the exit.
-    pub fn terminal(&mut self, engine: &mut Engine, terminal: &str, text: Option<&str>, truncated: bool, exit: Option<i64>) {
+    pub fn terminal(
+        &mut self,
+        engine: &mut Engine,
+        terminal: &str,
+        text: Option<&str>,
+        truncated: bool,
+        exit: Option<i64>,
+    ) {
         let Some(id) = self.terminals.get(terminal) else { return };
         let mut r = Reading { truncated, ..Reading::default() };
         if let Some(text) = text {
@@ -152,7 +161,10 @@ fn started(call: &ToolCall) -> ToolStarted {
     let (name, qualified, kind) = identity(call, meta, input);
     let field = |k: &str| input.and_then(|i| i.get(k));
     let command = if kind == ToolKind::Shell { field("command").and_then(command_of) } else { None };
-    let cwd = field("cwd").and_then(Value::as_str).map(str::to_owned).or_else(|| meta.and_then(|m| m.terminal_info.as_ref()?.cwd.clone()));
+    let cwd = field("cwd")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .or_else(|| meta.and_then(|m| m.terminal_info.as_ref()?.cwd.clone()));
     let target = call
         .locations
         .iter()
@@ -165,9 +177,20 @@ fn started(call: &ToolCall) -> ToolStarted {
                 _ => None,
             })
         })
-        .or_else(|| ["file_path", "path", "url", "pattern", "query"].iter().find_map(|k| Some(field(k)?.as_str()?.to_owned())))
+        .or_else(|| {
+            ["file_path", "path", "url", "pattern", "query"].iter().find_map(|k| Some(field(k)?.as_str()?.to_owned()))
+        })
         .or_else(|| call.title.clone().filter(|_| kind != ToolKind::Shell));
-    ToolStarted { tool_call_id: call.tool_call_id.clone(), name, qualified, kind, target, input: input.cloned(), command, cwd }
+    ToolStarted {
+        tool_call_id: call.tool_call_id.clone(),
+        name,
+        qualified,
+        kind,
+        target,
+        input: input.cloned(),
+        command,
+        cwd,
+    }
 }
 
 /// Name, qualified name and kind. Claude's adapter names its tools in `_meta.claudeCode`;
@@ -182,7 +205,10 @@ fn identity(call: &ToolCall, meta: Option<&Meta>, input: Option<&Value>) -> (Str
         Some("fetch") => ToolKind::Fetch,
         Some(_) => ToolKind::Other,
         // An update that only streams terminal output is a shell command.
-        None if meta.is_some_and(|m| m.terminal_output.is_some() || m.terminal_output_delta.is_some() || m.terminal_exit.is_some()) => {
+        None if meta.is_some_and(|m| {
+            m.terminal_output.is_some() || m.terminal_output_delta.is_some() || m.terminal_exit.is_some()
+        }) =>
+        {
             ToolKind::Shell
         }
         None => ToolKind::Other,
@@ -218,7 +244,9 @@ fn command_of(v: &Value) -> Option<String> {
             let parts: Vec<&str> = argv.iter().filter_map(Value::as_str).collect();
             match parts.as_slice() {
                 [] => None,
-                [shell, flag, cmd] if is_shell(shell) && flag.starts_with('-') && flag.ends_with('c') => Some((*cmd).to_owned()),
+                [shell, flag, cmd] if is_shell(shell) && flag.starts_with('-') && flag.ends_with('c') => {
+                    Some((*cmd).to_owned())
+                }
                 _ => Some(parts.join(" ")),
             }
         }
@@ -242,7 +270,10 @@ mod tests {
 
     #[test]
     fn codex_argv_commands_lose_their_shell_wrapper() {
-        assert_eq!(command_of(&json!(["/bin/bash", "-lc", "printf 'a'; exit 4"])).as_deref(), Some("printf 'a'; exit 4"));
+        assert_eq!(
+            command_of(&json!(["/bin/bash", "-lc", "printf 'a'; exit 4"])).as_deref(),
+            Some("printf 'a'; exit 4")
+        );
         assert_eq!(command_of(&json!(["git", "status"])).as_deref(), Some("git status"));
         assert_eq!(command_of(&json!("ls -la")).as_deref(), Some("ls -la"));
         assert_eq!(command_of(&json!([])), None);
@@ -250,18 +281,24 @@ mod tests {
 
     #[test]
     fn kinds_follow_acp_and_the_adapters_meta() {
-        let s = started(&call(json!({"toolCallId": "t", "kind": "execute", "title": "ls", "rawInput": {"command": "ls", "cwd": "/w"}})));
+        let s = started(&call(
+            json!({"toolCallId": "t", "kind": "execute", "title": "ls", "rawInput": {"command": "ls", "cwd": "/w"}}),
+        ));
         assert_eq!(
             (s.name.as_str(), s.kind, s.command.as_deref(), s.cwd.as_deref(), s.target),
             ("execute", ToolKind::Shell, Some("ls"), Some("/w"), None)
         );
-        let s = started(&call(json!({"toolCallId": "t", "kind": "think", "title": "Task", "_meta": {"claudeCode": {"toolName": "Task"}}})));
+        let s = started(&call(
+            json!({"toolCallId": "t", "kind": "think", "title": "Task", "_meta": {"claudeCode": {"toolName": "Task"}}}),
+        ));
         assert_eq!((s.name.as_str(), s.kind), ("Task", ToolKind::Agent));
         let s = started(&call(
             json!({"toolCallId": "t", "kind": "execute", "rawInput": {"server": "gh", "tool": "search"}, "_meta": {"is_mcp_tool_call": true}}),
         ));
         assert_eq!((s.name.as_str(), s.qualified.as_str(), s.kind), ("search", "mcp__gh__search", ToolKind::Mcp));
-        let s = started(&call(json!({"toolCallId": "t", "kind": "read", "title": "Read it", "locations": [{"path": "/a.txt"}]})));
+        let s = started(&call(
+            json!({"toolCallId": "t", "kind": "read", "title": "Read it", "locations": [{"path": "/a.txt"}]}),
+        ));
         assert_eq!((s.kind, s.target.as_deref()), (ToolKind::Read, Some("/a.txt")));
         let s = started(&call(json!({"toolCallId": "t", "_meta": {"terminal_output_delta": {"data": "x"}}})));
         assert_eq!(s.kind, ToolKind::Shell);
@@ -279,10 +316,17 @@ mod tests {
             {"type": "diff", "path": "/old.txt", "oldText": "a", "newText": "b"},
             {"type": "diff", "path": "/gone.txt", "newText": "", "_meta": {"kind": "delete"}}]})),
         );
-        learn_changes(&mut note, &call(json!({"toolCallId": "t", "content": [{"type": "diff", "path": "/new.txt", "newText": "y"}]})));
+        learn_changes(
+            &mut note,
+            &call(json!({"toolCallId": "t", "content": [{"type": "diff", "path": "/new.txt", "newText": "y"}]})),
+        );
         assert_eq!(
             note.changes,
-            [("/new.txt".into(), FileChange::Add), ("/old.txt".into(), FileChange::Update), ("/gone.txt".into(), FileChange::Delete)]
+            [
+                ("/new.txt".into(), FileChange::Add),
+                ("/old.txt".into(), FileChange::Update),
+                ("/gone.txt".into(), FileChange::Delete)
+            ]
         );
     }
 }

@@ -63,9 +63,14 @@ impl Wire {
     /// Parses one line: its `type` picks the struct it is read into.
     pub fn parse(line: &str) -> std::result::Result<Wire, LineError> {
         let fail = |e: serde_json::Error| LineError::classify(line, e, &KNOWN);
-        let Some(kind) = crate::provider::leading_type(line).map(std::borrow::Cow::Borrowed).or_else(|| crate::provider::type_of(line)) else {
+        let Some(kind) = crate::provider::leading_type(line)
+            .map(std::borrow::Cow::Borrowed)
+            .or_else(|| crate::provider::type_of(line))
+        else {
             // Not JSON, or JSON without a `type`: let the parse say which.
-            return Err(fail(serde_json::from_str::<IgnoredAny>(line).err().unwrap_or_else(|| de::Error::missing_field("type"))));
+            return Err(fail(
+                serde_json::from_str::<IgnoredAny>(line).err().unwrap_or_else(|| de::Error::missing_field("type")),
+            ));
         };
         Ok(match kind.as_ref() {
             "stream_event" => {
@@ -74,7 +79,11 @@ impl Wire {
             }
             "assistant" => {
                 let l: AssistantLine = serde_json::from_str(line).map_err(fail)?;
-                Wire::Assistant { message: l.message, parent_tool_use_id: l.parent_tool_use_id, session_id: l.session_id }
+                Wire::Assistant {
+                    message: l.message,
+                    parent_tool_use_id: l.parent_tool_use_id,
+                    session_id: l.session_id,
+                }
             }
             "user" => {
                 let l: UserLine = serde_json::from_str(line).map_err(fail)?;
@@ -182,22 +191,10 @@ impl Content {
 #[derive(Deserialize)]
 #[serde(try_from = "RawBlock")]
 pub(super) enum Block {
-    Text {
-        text: String,
-    },
-    Thinking {
-        thinking: String,
-    },
-    ToolUse {
-        id: String,
-        name: String,
-        input: Value,
-    },
-    ToolResult {
-        tool_use_id: String,
-        content: Option<Content>,
-        is_error: bool,
-    },
+    Text { text: String },
+    Thinking { thinking: String },
+    ToolUse { id: String, name: String, input: Value },
+    ToolResult { tool_use_id: String, content: Option<Content>, is_error: bool },
     Other,
 }
 
@@ -239,16 +236,8 @@ impl TryFrom<RawBlock> for Block {
 
 /// The structured result beside a tool result: Bash's streams, or anything else.
 pub(super) enum ToolUseResult {
-    Shell {
-        stdout: String,
-        stderr: Option<String>,
-        persisted_output_path: Option<String>,
-        interrupted: bool,
-    },
-    File {
-        kind: Option<String>,
-        file_path: String,
-    },
+    Shell { stdout: String, stderr: Option<String>, persisted_output_path: Option<String>, interrupted: bool },
+    File { kind: Option<String>, file_path: String },
     Other,
 }
 
@@ -284,7 +273,12 @@ impl<'de> Deserialize<'de> for ToolUseResult {
         if let Ok(s) = shell {
             return Ok(s);
         }
-        let file = (|| Ok::<_, String>(ToolUseResult::File { kind: optional(r.kind, "type")?, file_path: required(r.file_path, "filePath")? }))();
+        let file = (|| {
+            Ok::<_, String>(ToolUseResult::File {
+                kind: optional(r.kind, "type")?,
+                file_path: required(r.file_path, "filePath")?,
+            })
+        })();
         Ok(file.unwrap_or(ToolUseResult::Other))
     }
 }
@@ -460,7 +454,7 @@ impl<'de, T: LooseShape<'de>> Deserialize<'de> for Loose<T> {
         struct V<T>(PhantomData<T>);
         impl<'de, T: LooseShape<'de>> Visitor<'de> for V<T> {
             type Value = Loose<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("any JSON value")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> std::result::Result<Loose<T>, E> {
@@ -511,7 +505,9 @@ mod tests {
 
     #[test]
     fn a_field_of_another_kind_with_another_type_is_ignored() {
-        let Ok(Wire::User { message, .. }) = user(r#"[{"type":"image","text":5,"content":{"a":1}},{"type":"text","text":"hi"}]"#, "null") else {
+        let Ok(Wire::User { message, .. }) =
+            user(r#"[{"type":"image","text":5,"content":{"a":1}},{"type":"text","text":"hi"}]"#, "null")
+        else {
             panic!("not read")
         };
         let blocks = message.content.into_blocks();
@@ -531,8 +527,14 @@ mod tests {
             Ok(Wire::User { tool_use_result, .. }) => tool_use_result,
             _ => panic!("not read: {r}"),
         };
-        assert!(matches!(result(r#"{"stdout":"a","stderr":null,"interrupted":true}"#), Some(ToolUseResult::Shell { interrupted: true, .. })));
-        assert!(matches!(result(r#"{"stdout":"a","interrupted":"yes","filePath":"/f"}"#), Some(ToolUseResult::File { .. })));
+        assert!(matches!(
+            result(r#"{"stdout":"a","stderr":null,"interrupted":true}"#),
+            Some(ToolUseResult::Shell { interrupted: true, .. })
+        ));
+        assert!(matches!(
+            result(r#"{"stdout":"a","interrupted":"yes","filePath":"/f"}"#),
+            Some(ToolUseResult::File { .. })
+        ));
         assert!(matches!(result(r#"{"stdout":1}"#), Some(ToolUseResult::Other)));
         assert!(matches!(result(r#""Error: no""#), Some(ToolUseResult::Other)));
         assert!(result("null").is_none());
@@ -540,9 +542,16 @@ mod tests {
 
     #[test]
     fn the_type_picks_the_struct_and_errors_keep_their_kind() {
-        assert!(matches!(Wire::parse(r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}"#),
-            Ok(Wire::StreamEvent { event: StreamEvent::ContentBlockDelta { delta: Delta::Text { .. } }, .. })));
-        assert!(matches!(Wire::parse(r#"{"session_id":"s","type":"result","subtype":"success"}"#), Ok(Wire::Result(_))));
+        assert!(matches!(
+            Wire::parse(
+                r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}"#
+            ),
+            Ok(Wire::StreamEvent { event: StreamEvent::ContentBlockDelta { delta: Delta::Text { .. } }, .. })
+        ));
+        assert!(matches!(
+            Wire::parse(r#"{"session_id":"s","type":"result","subtype":"success"}"#),
+            Ok(Wire::Result(_))
+        ));
         assert!(matches!(Wire::parse(r#"{"type":"nope","x":1}"#), Err(LineError::UnknownType(t)) if t == "nope"));
         assert!(matches!(Wire::parse(r#"{"type":"nope","x":"#), Err(LineError::NotJson(_))));
         assert!(matches!(Wire::parse(r#"{"type":"user","message":"#), Err(LineError::NotJson(_))));

@@ -27,9 +27,16 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         (s.clone(), 0u8..3).prop_map(|(s, p)| Op::Start(s, p)),
         (s.clone(), any::<bool>()).prop_map(|(s, p)| Op::Turn(s, p)),
-        (s.clone(), 0u8..8, 0u8..6, proptest::option::of(-1i64..3), 0u16..400, any::<bool>()).prop_map(|(s, k, o, x, n, t)| Op::Tool(s, k, o, x, n, t)),
+        (s.clone(), 0u8..8, 0u8..6, proptest::option::of(-1i64..3), 0u16..400, any::<bool>())
+            .prop_map(|(s, k, o, x, n, t)| Op::Tool(s, k, o, x, n, t)),
         (s.clone(), 0u8..6, proptest::option::of(0u64..1000)).prop_map(|(s, o, d)| Op::TurnEnd(s, o, d)),
-        (s.clone(), proptest::option::of(0u64..1000), proptest::option::of(0u64..1000), proptest::option::of(0u64..10_000_000), any::<bool>())
+        (
+            s.clone(),
+            proptest::option::of(0u64..1000),
+            proptest::option::of(0u64..1000),
+            proptest::option::of(0u64..10_000_000),
+            any::<bool>()
+        )
             .prop_map(|(s, i, o, c, r)| Op::Use(s, i, o, c, r)),
         (s.clone(), 0u8..70, 0u8..3).prop_map(|(s, p, c)| Op::File(s, p, c)),
         (s.clone(), 0u8..25).prop_map(|(s, n)| Op::Plan(s, n)),
@@ -45,7 +52,10 @@ type Record = (bool, bool, Option<u64>);
 
 /// A stream: its steps, and how its record reads (none, or ok and whether it lists sessions).
 fn stream() -> impl Strategy<Value = (Vec<Op>, Option<Record>)> {
-    (prop::collection::vec(op(), 0..80), proptest::option::of((any::<bool>(), any::<bool>(), proptest::option::of(0u64..5000))))
+    (
+        prop::collection::vec(op(), 0..80),
+        proptest::option::of((any::<bool>(), any::<bool>(), proptest::option::of(0u64..5000))),
+    )
 }
 
 fn events_of(tag: &str, ops: &[Op], rec: Option<Record>) -> Vec<Event> {
@@ -56,21 +66,36 @@ fn events_of(tag: &str, ops: &[Op], rec: Option<Record>) -> Vec<Event> {
     for (i, op) in ops.iter().enumerate() {
         let n = i as u64 + 1;
         let (s, body) = match op.clone() {
-            Op::Start(s, p) => (s, Body::SessionStarted(SessionStarted { provider: ["codex", "claude", ""][p as usize].into(), ..Default::default() })),
+            Op::Start(s, p) => (
+                s,
+                Body::SessionStarted(SessionStarted {
+                    provider: ["codex", "claude", ""][p as usize].into(),
+                    ..Default::default()
+                }),
+            ),
             Op::Turn(s, p) => (s, Body::TurnStarted(TurnStarted { prompt: p.then(|| format!("prompt {n} ✓")) })),
             Op::Tool(s, k, o, exit, bytes, truncated) => {
                 let id = format!("{tag}-{n}");
                 let kind = ByKind::KINDS[k as usize];
-                let started = ToolStarted { kind, command: Some(format!("cmd {n}")), ..match shell_start(&id, "") {
-                    Body::ToolStarted(t) => t,
-                    _ => unreachable!(),
-                } };
+                let started = ToolStarted {
+                    kind,
+                    command: Some(format!("cmd {n}")),
+                    ..match shell_start(&id, "") {
+                        Body::ToolStarted(t) => t,
+                        _ => unreachable!(),
+                    }
+                };
                 out.push(ev(&sid(s), 1, n, Body::ToolStarted(started)));
-                let output = ShellResult { exit_code: exit, stdout: Some("é".repeat(bytes as usize)), stderr: None, truncated };
+                let output =
+                    ShellResult { exit_code: exit, stdout: Some("é".repeat(bytes as usize)), stderr: None, truncated };
                 (s, tool_end(&id, kind, outcome(o), Some(output)))
             }
             Op::TurnEnd(s, o, d) => {
-                let error = (o % 6 != 0).then(|| ErrorInfo { category: ErrorCategory::BudgetExceeded, message: format!("e{n}"), action: None });
+                let error = (o % 6 != 0).then(|| ErrorInfo {
+                    category: ErrorCategory::BudgetExceeded,
+                    message: format!("e{n}"),
+                    action: None,
+                });
                 (s, Body::TurnEnded(TurnEnded { outcome: outcome(o), stop_reason: None, duration_ms: d, error }))
             }
             Op::Use(s, i, o, c, repeat) => {
@@ -80,27 +105,60 @@ fn events_of(tag: &str, ops: &[Op], rec: Option<Record>) -> Vec<Event> {
                 }
                 (s, Body::Usage(u))
             }
-            Op::File(s, p, c) => (s, Body::FileChanged(FileChanged { path: format!("src/{p}.rs"), change: [FileChange::Add, FileChange::Update, FileChange::Delete][c as usize], tool_call_id: None })),
+            Op::File(s, p, c) => (
+                s,
+                Body::FileChanged(FileChanged {
+                    path: format!("src/{p}.rs"),
+                    change: [FileChange::Add, FileChange::Update, FileChange::Delete][c as usize],
+                    tool_call_id: None,
+                }),
+            ),
             Op::Plan(s, k) => {
-                let entries = (0..k).map(|j| PlanEntry { content: format!("step {j}"), status: [PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed][j as usize % 3] }).collect();
+                let entries = (0..k)
+                    .map(|j| PlanEntry {
+                        content: format!("step {j}"),
+                        status: [PlanStatus::Pending, PlanStatus::InProgress, PlanStatus::Completed][j as usize % 3],
+                    })
+                    .collect();
                 (s, Body::Plan(Plan { entries }))
             }
             Op::Compact(s, r) => (s, Body::ContextCompacted(ContextCompacted { reason: format!("reason {r}") })),
-            Op::Warn(s, b) => (s, Body::Warning(Warning { message: "w".into(), category: b.then(|| "BUDGET_EXCEEDED".into()) })),
+            Op::Warn(s, b) => {
+                (s, Body::Warning(Warning { message: "w".into(), category: b.then(|| "BUDGET_EXCEEDED".into()) }))
+            }
             Op::Say(s, k) => {
                 let delta = ["plain", "key [REDACTED:github-token] \"q\"\n", "é\t✓"][k as usize % 3].to_owned();
-                (s, match k / 3 {
-                    0 => Body::Text(Text { delta, role: Role::Assistant }),
-                    _ => Body::ToolOutput(ToolOutput { tool_call_id: "t".into(), stream: Stream::Stdout, delta }),
-                })
+                (
+                    s,
+                    match k / 3 {
+                        0 => Body::Text(Text { delta, role: Role::Assistant }),
+                        _ => Body::ToolOutput(ToolOutput { tool_call_id: "t".into(), stream: Stream::Stdout, delta }),
+                    },
+                )
             }
-            Op::Raw(unknown) => (0, Body::Raw(Raw { line: "?".into(), reason: if unknown { RawReason::UnknownType } else { RawReason::NotJson } })),
+            Op::Raw(unknown) => (
+                0,
+                Body::Raw(Raw {
+                    line: "?".into(),
+                    reason: if unknown { RawReason::UnknownType } else { RawReason::NotJson },
+                }),
+            ),
         };
         out.push(ev(&sid(s), 1, n, body));
     }
     if let Some((ok, listed, tokens)) = rec {
         let u = usage(tokens, None);
-        let sessions = if listed { vec![SessionFigures { session_id: sid(1), ok, status: if ok { "completed" } else { "timeout" }.into(), usage: u, ..Default::default() }] } else { vec![] };
+        let sessions = if listed {
+            vec![SessionFigures {
+                session_id: sid(1),
+                ok,
+                status: if ok { "completed" } else { "timeout" }.into(),
+                usage: u,
+                ..Default::default()
+            }]
+        } else {
+            vec![]
+        };
         out.push(record(ok, u, sessions));
     }
     out
@@ -204,7 +262,8 @@ fn fixture_lines() -> &'static [String] {
         let mut lines = Vec::new();
         for dir in std::fs::read_dir(&root).unwrap() {
             let Ok(entries) = std::fs::read_dir(dir.unwrap().path()) else { continue };
-            let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".events.jsonl")).collect();
+            let mut files: Vec<_> =
+                entries.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(".events.jsonl")).collect();
             files.sort();
             for f in files {
                 let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
@@ -241,7 +300,14 @@ fn bend() -> impl Strategy<Value = Bend> {
         proptest::option::weighted(0.1, (0u8..6, any::<bool>())),
         proptest::option::weighted(0.1, (any::<prop::sample::Index>(), any::<bool>())),
     )
-        .prop_map(|(marker, escaped, sorted, extra, twice, hole)| Bend { marker, escaped, sorted, extra, twice, hole })
+        .prop_map(|(marker, escaped, sorted, extra, twice, hole)| Bend {
+            marker,
+            escaped,
+            sorted,
+            extra,
+            twice,
+            hole,
+        })
 }
 
 /// Calls `f` on every string of `v` with its number, in one order.
@@ -292,14 +358,22 @@ fn bent(line: &str, b: &Bend) -> String {
         serde_json::to_string(&v).unwrap()
     } else {
         // serde_json keeps keys sorted; canonical order comes from the typed event when it reads.
-        serde_json::from_str::<Event>(&serde_json::to_string(&v).unwrap()).map_or_else(|_| serde_json::to_string(&v).unwrap(), |e| serde_json::to_string(&e).unwrap())
+        serde_json::from_str::<Event>(&serde_json::to_string(&v).unwrap())
+            .map_or_else(|_| serde_json::to_string(&v).unwrap(), |e| serde_json::to_string(&e).unwrap())
     };
     if let Some(open) = b.escaped {
-        text = if open { text.replace("[REDACTED:", "\\u005bREDACTED:") } else { text.replace("[REDACTED:x]", "[REDACTED:x\\u005d") };
+        text = if open {
+            text.replace("[REDACTED:", "\\u005bREDACTED:")
+        } else {
+            text.replace("[REDACTED:x]", "[REDACTED:x\\u005d")
+        };
     }
     let mut fields = Vec::new();
     if let Some(x) = b.extra {
-        fields.push(format!(r#""zz{x}":{}"#, [r#"1e400"#, r#"{"a":[1,null,"[REDACTED:x]"]}"#, r#""[REDACTED:github-token]""#, "-0"][x as usize]));
+        fields.push(format!(
+            r#""zz{x}":{}"#,
+            [r#"1e400"#, r#"{"a":[1,null,"[REDACTED:x]"]}"#, r#""[REDACTED:github-token]""#, "-0"][x as usize]
+        ));
     }
     let mut front = false;
     if let Some((t, before)) = b.twice {
