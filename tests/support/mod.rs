@@ -153,3 +153,29 @@ pub fn closed_stdout_is_quiet(name: &str, args: &[&str], input: Vec<u8>) -> Stri
     assert!(first.ends_with('\n'), "{name}: the first line written is not whole: {first:?}");
     first
 }
+
+/// A Python 3 interpreter that can import every module in `modules`, for checks made by a
+/// format's own published tools (protobuf models, validators, query engines) rather than by
+/// a copy of our assumptions. `tests/requirements.txt` pins them; `.ci/run` installs them
+/// and sets `MINICODE_EXTERNAL_CHECKS=require`, which makes a missing one a failure. On a
+/// machine without them the check is skipped, saying so on stderr, so `cargo test` still
+/// runs everything else on a fresh checkout.
+pub fn python_with(modules: &[&str]) -> Option<PathBuf> {
+    let python = PathBuf::from(std::env::var_os("PYTHON").unwrap_or_else(|| "python3".into()));
+    let imports = modules.iter().map(|m| format!("import {m}")).collect::<Vec<_>>().join("; ");
+    let found = std::process::Command::new(&python)
+        .args(["-c", &imports])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return Some(python);
+    }
+    let what = format!("{} cannot import {}", python.display(), modules.join(", "));
+    if std::env::var("MINICODE_EXTERNAL_CHECKS").as_deref() == Ok("require") {
+        panic!("{what} (pip install -r tests/requirements.txt)");
+    }
+    eprintln!("skipped: {what} (pip install -r tests/requirements.txt to run this check)");
+    None
+}
