@@ -30,7 +30,7 @@ _normalize() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "auto acp claude qwen codex opencode gemini auggie" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)

@@ -1,4 +1,11 @@
-complete -c normalize -l from -d 'The provider dialect of the input' -r
+complete -c normalize -l from -d 'The provider dialect of the input' -r -f -a "auto\t'detect the dialect of each run'
+acp\t'JSON-RPC traffic of any ACP agent (its stdout, or both directions)'
+claude\t'Claude Code --output-format stream-json'
+qwen\t'Qwen Code --output-format stream-json'
+codex\t'Codex exec --json'
+opencode\t'OpenCode run --format json'
+gemini\t'Gemini CLI --output-format stream-json'
+auggie\t'Auggie --acp (ACP JSON-RPC)'"
 complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this become a `raw` event holding their start' -r
 complete -c normalize -s h -l help -d 'Print help (see more with \'--help\')'

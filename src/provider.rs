@@ -1,26 +1,23 @@
 //! Provider parsers: one module per dialect, each turning its lines into calls on the
-//! shared [`Engine`]. This file owns the [`Parse`] trait, the provider names, detection
-//! (`--from auto`) and the [`Normalizer`] that feeds lines to the right parser and keeps
-//! whatever no parser understood as `raw` events.
+//! shared [`Engine`] and declaring its [`Dialect`]: its name and how sure it is that a line
+//! is its own. This file owns the [`Parse`] trait and the registry of dialects; the
+//! [`Normalizer`] picks among their claims and feeds lines to the right parser.
 
-pub mod acp;
-pub mod claude;
-pub mod codex;
-pub mod gemini;
-pub mod opencode;
+mod dialect;
+mod normalizer;
 mod tool_args;
 
+pub use dialect::{Claim, Dialect, Probe, Verdict};
+pub use normalizer::Normalizer;
+
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
 use serde::Deserialize;
 
-use crate::engine::clock::Clock;
 use crate::engine::Engine;
-use crate::event::{Event, RawReason};
-use crate::io::Line;
+use crate::event::RawReason;
 
 /// Why a parser could not use a line.
 #[derive(Debug, thiserror::Error)]
@@ -100,72 +97,76 @@ pub trait Parse: Send {
     fn finish(&mut self, _engine: &mut Engine) {}
 }
 
-/// The dialects `normalize` reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Provider {
-    /// Claude Code `--output-format stream-json`.
-    Claude,
-    /// Codex `exec --json`.
-    Codex,
-    /// OpenCode `run --format json`.
-    OpenCode,
-    /// Gemini CLI `--output-format stream-json`.
-    Gemini,
-    /// Auggie: its ACP mode (its other output is not publicly specified).
-    Auggie,
-    /// Any ACP agent's JSON-RPC traffic.
-    Acp,
+/// Declares the dialect modules and registers their [`Dialect`]s, in the order that breaks a
+/// tie between dialects that stay equally sure to the end (a format's origin before its
+/// forks). A new dialect is a new module and its name here.
+macro_rules! dialects {
+    ($($module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        impl Provider {
+            /// Every dialect, in registry order.
+            pub const ALL: &'static [Provider] = &[$(Provider(&$module::DIALECT)),*];
+        }
+    };
 }
 
-impl Provider {
-    /// Every provider, in detection order.
-    pub const ALL: [Provider; 6] =
-        [Provider::Acp, Provider::Claude, Provider::Codex, Provider::OpenCode, Provider::Gemini, Provider::Auggie];
+dialects!(acp, claude, qwen, codex, opencode, gemini, auggie);
 
+/// A dialect `normalize` reads: a handle to its registered [`Dialect`].
+#[derive(Clone, Copy)]
+pub struct Provider(&'static Dialect);
+
+impl Provider {
     /// The name used by `--from`.
     pub fn name(self) -> &'static str {
-        match self {
-            Provider::Claude => "claude",
-            Provider::Codex => "codex",
-            Provider::OpenCode => "opencode",
-            Provider::Gemini => "gemini",
-            Provider::Auggie => "auggie",
-            Provider::Acp => "acp",
-        }
+        self.0.name
+    }
+
+    /// What the dialect is (the agent and the output it reads).
+    pub fn about(self) -> &'static str {
+        self.0.about
+    }
+
+    /// The parser family: dialects of one family are read alike and name their runs alike.
+    pub fn family(self) -> &'static str {
+        self.0.family
     }
 
     /// A fresh parser for this dialect.
     pub fn parser(self) -> Box<dyn Parse> {
-        match self {
-            Provider::Claude => Box::new(claude::Claude::default()),
-            Provider::Codex => Box::new(codex::Codex),
-            Provider::OpenCode => Box::new(opencode::OpenCode::default()),
-            Provider::Gemini => Box::new(gemini::Gemini::default()),
-            Provider::Auggie | Provider::Acp => Box::new(acp::Acp::default()),
-        }
+        (self.0.parser)()
     }
 
-    /// Which dialect a JSON line is in, if it says.
-    pub fn detect(line: &str) -> Option<Provider> {
-        let p: Probe<'_> = serde_json::from_str(line).ok()?;
-        if p.jsonrpc.is_some() {
-            return Some(Provider::Acp);
-        }
-        let t = p.kind.as_deref()?;
-        match t {
-            "system" | "assistant" | "user" | "result" | "stream_event"
-                if p.session_id.is_some() || p.message.is_some() =>
-            {
-                Some(Provider::Claude)
-            }
-            "thread.started" | "turn.started" | "turn.completed" | "turn.failed" => Some(Provider::Codex),
-            _ if t.starts_with("item.") => Some(Provider::Codex),
-            _ if p.session_id_oc.is_some() => Some(Provider::OpenCode),
-            "init" | "message" | "tool_use" | "tool_result" | "result" if p.timestamp.is_some() => {
-                Some(Provider::Gemini)
-            }
-            _ => None,
-        }
+    /// True when a line of `type` opens a run of this dialect.
+    pub fn opens(self, kind: &str) -> bool {
+        self.0.opens.contains(&kind)
+    }
+
+    /// How sure this dialect is that the line is its own.
+    pub fn claim(self, probe: &Probe) -> Claim {
+        (self.0.claim)(probe)
+    }
+
+    /// Which dialect a JSON line is in, by every dialect's claim.
+    pub fn detect(probe: &Probe) -> Verdict<Provider> {
+        dialect::decide(Provider::ALL.iter().map(|&p| (p, p.claim(probe))))
+    }
+}
+
+/// Dialects are known by their names (unique: a test says so), not by where their
+/// `const` happens to be placed.
+impl PartialEq for Provider {
+    fn eq(&self, other: &Provider) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Provider {}
+
+impl fmt::Debug for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -178,155 +179,23 @@ impl fmt::Display for Provider {
 impl FromStr for Provider {
     type Err = String;
     fn from_str(s: &str) -> Result<Provider, String> {
-        Provider::ALL.into_iter().find(|p| p.name() == s).ok_or_else(|| {
-            format!("unknown provider {s:?} (expected auto, claude, codex, opencode, auggie, gemini or acp)")
+        Provider::ALL.iter().copied().find(|p| p.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = Provider::ALL.iter().map(|p| p.name()).collect();
+            format!("unknown provider {s:?} (expected auto or one of: {})", names.join(", "))
         })
     }
 }
 
-/// The few fields that tell the dialects apart.
-#[derive(Deserialize)]
-struct Probe<'a> {
-    #[serde(borrow)]
-    jsonrpc: Option<Cow<'a, str>>,
-    #[serde(rename = "type", borrow)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    session_id: Option<Cow<'a, str>>,
-    #[serde(rename = "sessionID", borrow)]
-    session_id_oc: Option<Cow<'a, str>>,
-    message: Option<serde::de::IgnoredAny>,
-    timestamp: Option<serde::de::IgnoredAny>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Feeds input lines to the right parser and the engine, turning whatever no parser
-/// understood into `raw` events.
-pub struct Normalizer {
-    forced: Option<Provider>,
-    /// The dialect being read (`forced`, or the last one detected), and its parser.
-    parser: Option<(Provider, Box<dyn Parse>)>,
-    engine: Engine,
-    line_no: u64,
-    checked: bool,
-    diagnostics: Vec<String>,
-}
-
-impl Normalizer {
-    /// A normalizer for `from` (`None` = detect), with the given clock and field bound.
-    pub fn new(from: Option<Provider>, clock: Clock, bound: usize) -> Normalizer {
-        Normalizer {
-            forced: from,
-            parser: from.map(|p| (p, p.parser())),
-            engine: Engine::new(clock, bound),
-            line_no: 0,
-            checked: false,
-            diagnostics: Vec::new(),
+    #[test]
+    fn names_are_unique_and_parse_back() {
+        for (i, p) in Provider::ALL.iter().enumerate() {
+            assert!(Provider::ALL[..i].iter().all(|q| q.name() != p.name()), "{p} twice");
+            assert_eq!(p.name().parse::<Provider>(), Ok(*p));
         }
-    }
-
-    /// Handles the next input line.
-    pub fn line(&mut self, line: Line<'_>) {
-        self.line_no += 1;
-        let text = match &line {
-            Line::Text(t) => t.as_ref(),
-            Line::Oversized { .. } => "",
-        };
-        let blank = line.is_blank();
-        self.engine.begin_line(self.line_no, blank);
-        match line {
-            Line::Oversized { bytes, sample } => {
-                self.engine.count_oversized();
-                self.engine.raw(&sample, RawReason::Oversized);
-                self.diagnostics.push(format!(
-                    "line {}: {bytes} bytes is over the line limit; kept its start as a raw event",
-                    self.line_no
-                ));
-            }
-            Line::Text(_) if blank => {}
-            Line::Text(_) => self.parse(text),
-        }
-        self.engine.end_line();
-    }
-
-    fn parse(&mut self, text: &str) {
-        if self.parser.is_none() {
-            self.parser = Provider::detect(text).map(|p| (p, p.parser()));
-        } else if !self.checked && self.forced.is_some() && text.trim_start().starts_with('{') {
-            self.checked = true;
-            let seen = Provider::detect(text);
-            let forced = self.forced.map(Provider::parser_family);
-            if seen.map(Provider::parser_family) != forced {
-                let seen = seen.map_or("no known dialect".to_owned(), |p| format!("{p} output"));
-                self.diagnostics.push(format!(
-                    "line {}: --from {} was given, but the input looks like {seen}",
-                    self.line_no,
-                    self.forced.map_or("auto", Provider::name)
-                ));
-            }
-        }
-        let mut result = match self.parser.as_mut() {
-            Some((_, p)) => p.line(text, &mut self.engine),
-            None => Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                Ok(_) => LineError::UnknownType(String::new()),
-                Err(e) => LineError::NotJson(e),
-            }),
-        };
-        if matches!(result, Err(LineError::UnknownType(_) | LineError::Shape(_))) {
-            result = self.switch_dialect(text).unwrap_or(result);
-        }
-        if let Err(e) = result {
-            let reason = if self.parser.is_none() && !matches!(e, LineError::NotJson(_)) {
-                RawReason::UnknownProvider
-            } else {
-                e.reason()
-            };
-            self.engine.raw(text, reason);
-        }
-    }
-
-    /// Detecting (no `--from`), a JSON line the current dialect cannot read may begin another
-    /// agent's run, as when the outputs of several agents are concatenated or given as
-    /// files: when the line is recognisably in another dialect, that dialect's parser takes
-    /// over from it, and the run before ends as at the end of input. Gives the new parser's
-    /// reading of the line, or `None` when the dialect stays.
-    fn switch_dialect(&mut self, text: &str) -> Option<Result<(), LineError>> {
-        let (current, before) = self.parser.as_mut().filter(|_| self.forced.is_none())?;
-        let family = current.parser_family();
-        let seen = Provider::detect(text).filter(|p| p.parser_family() != family)?;
-        before.finish(&mut self.engine);
-        self.engine.end_run();
-        let mut parser = seen.parser();
-        let result = parser.line(text, &mut self.engine);
-        self.parser = Some((seen, parser));
-        Some(result)
-    }
-
-    /// Ends the input: flushes the parser and closes every open lifecycle. The summary is
-    /// returned, not queued, so the caller can finish its stages before writing it.
-    pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
-        if let Some((_, p)) = self.parser.as_mut() {
-            p.finish(&mut self.engine);
-        }
-        self.engine.finish(redactions)
-    }
-
-    /// Takes the events produced so far.
-    pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
-        self.engine.drain()
-    }
-
-    /// Takes the human diagnostics produced so far (for stderr).
-    pub fn take_diagnostics(&mut self) -> Vec<String> {
-        std::mem::take(&mut self.diagnostics)
-    }
-}
-
-impl Provider {
-    /// Dialects that share a parser count as the same for the `--from` check.
-    fn parser_family(self) -> Provider {
-        match self {
-            Provider::Auggie => Provider::Acp,
-            p => p,
-        }
+        assert!("nope".parse::<Provider>().unwrap_err().contains("claude"));
     }
 }

@@ -178,7 +178,7 @@ fn two_runs_concatenated_are_two_sessions_one_summary() {
 #[test]
 fn unknown_event_types_are_kept_as_raw_and_counted() {
     let cases: [&[u8]; 2] = [
-        b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"u\"}\n{\"type\":\"hologram\",\"x\":1}\n{\"type\":\"system\",\"subtype\":\"brand_new\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false}\n",
+        b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"u\",\"claude_code_version\":\"2.1.197\"}\n{\"type\":\"hologram\",\"x\":1}\n{\"type\":\"system\",\"subtype\":\"brand_new\"}\n{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false}\n",
         b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"item.completed\",\"item\":{\"id\":\"i\",\"type\":\"hologram\"}}\n{\"type\":\"brand.new\"}\n{\"type\":\"turn.completed\"}\n",
     ];
     for input in cases {

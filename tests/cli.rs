@@ -4,6 +4,7 @@ mod support;
 
 mod acp;
 mod bad_input;
+mod detect;
 mod docs;
 mod fuzz_corpus;
 mod gemini;

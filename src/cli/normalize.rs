@@ -20,17 +20,19 @@ use crate::provider::{Normalizer, Provider};
 
 /// Turn any supported agent's output into canonical minicode.output.v1 JSONL.
 ///
-/// Reads Claude Code stream-json, Codex `exec --json`, OpenCode `run --format json`,
-/// Gemini CLI stream-json and ACP JSON-RPC traffic (Auggie's included), detecting which
-/// by default, also where the input changes from one agent's output to another's (runs
-/// concatenated, or given as files): each run is then read in its own dialect. Every event
-/// is scrubbed of terminal control bytes and secrets and bounded; lines it cannot
-/// understand are kept as `raw` events; the last line is always a `summary`.
+/// Reads the JSON output of the agents listed under --from, detecting which by default,
+/// also where the input changes from one agent's output to another's (runs concatenated,
+/// or given as files): each run is then read in its own dialect. A dialect is chosen by
+/// the fields only it prints; while the first lines of a run fit several (Kilo Code prints
+/// OpenCode's shapes), they wait, a few at most, for the line that decides. JSON no dialect
+/// claims is kept in a session whose provider is `unknown`. Every event is scrubbed of
+/// terminal control bytes and secrets and bounded; lines it cannot understand are kept as
+/// `raw` events, counted, and said on stderr; the last line is always a `summary`.
 #[derive(Debug, Parser)]
 #[command(name = "normalize", version, after_help = AFTER_HELP)]
 pub struct Args {
     /// The provider dialect of the input.
-    #[arg(long, value_name = "PROVIDER", default_value = "auto", value_parser = parse_from)]
+    #[arg(long, value_name = "PROVIDER", default_value = "auto", value_parser = FromParser)]
     pub from: From,
     /// Bound of each text field, in bytes (tool output keeps its newest bytes).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_FIELD_BOUND)]
@@ -51,8 +53,9 @@ Examples:
 
 Exit status:
   0  the input was normalized (whatever the agent's own outcome)
-  1  some input was not understood: empty input, lines that are not JSON, oversized lines
-     (all kept as raw events; see stderr)
+  1  some input was not understood: empty input, lines that are not JSON, oversized lines,
+     JSON of no dialect normalize reads, or lines like tool calls that their dialect's parser
+     could not read (all kept as raw events; see stderr)
   2  usage error, or a file could not be read
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines, the summary last
 
@@ -68,6 +71,32 @@ fn parse_from(s: &str) -> Result<From, String> {
         return Ok(From(None));
     }
     s.parse().map(|p| From(Some(p)))
+}
+
+/// Parses `--from` and lists its values, with what each reads, for `--help`, the man page
+/// and the shell completions: the registry of dialects is the one list.
+#[derive(Debug, Clone, Copy)]
+struct FromParser;
+
+impl clap::builder::TypedValueParser for FromParser {
+    type Value = From;
+
+    fn parse_ref(
+        &self,
+        _cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<From, clap::Error> {
+        let value = value.to_str().ok_or_else(|| clap::Error::new(clap::error::ErrorKind::InvalidUtf8))?;
+        parse_from(value).map_err(|e| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")))
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        use clap::builder::PossibleValue;
+        let auto = PossibleValue::new("auto").help("detect the dialect of each run");
+        let dialects = Provider::ALL.iter().map(|p| PossibleValue::new(p.name()).help(p.about()));
+        Some(Box::new(std::iter::once(auto).chain(dialects)))
+    }
 }
 
 impl Command for Args {
@@ -125,6 +154,9 @@ impl Command for Args {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
         let mut summary = norm.finish(stages.redactions().clone());
+        for note in norm.take_diagnostics() {
+            diag.say(&note);
+        }
         for mut ev in norm.drain() {
             stages.write(&mut ev, &mut out)?;
         }

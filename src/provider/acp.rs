@@ -246,5 +246,16 @@ fn plan_entry(e: wire::PlanEntry) -> PlanEntry {
     PlanEntry { content: e.content, status }
 }
 
+
+/// Any ACP agent's JSON-RPC 2.0 traffic: a line with `jsonrpc` is nobody else's.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "acp",
+    about: "JSON-RPC traffic of any ACP agent (its stdout, or both directions)",
+    family: "acp",
+    opens: &[],
+    claim: |p| super::dialect::claim(p.has("jsonrpc"), false),
+    parser: || Box::new(Acp::default()),
+};
+
 #[cfg(test)]
 mod tests;

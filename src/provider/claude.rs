@@ -383,6 +383,32 @@ fn limit(category: ErrorCategory, message: &str, action: &str) -> ErrorInfo {
     ErrorInfo { category, message: message.into(), action: Some(action.into()) }
 }
 
+
+/// Claude Code's stream-json. Its init names `claude_code_version`, and `stream_event`
+/// (partial messages) is its own; other agents print the rest of its shapes too.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "claude",
+    about: "Claude Code --output-format stream-json",
+    family: "claude",
+    opens: &["system"],
+    claim,
+    parser: || Box::new(Claude::default()),
+};
+
+/// How sure Claude Code's dialect is of a line: only its version field and its partial
+/// messages are its alone.
+pub(super) fn claim(p: &super::Probe) -> super::Claim {
+    use super::Claim;
+    match p.kind() {
+        Some("stream_event") => Claim::Yes,
+        Some("system") if p.str("subtype") == Some("init") => {
+            super::dialect::claim(p.has("claude_code_version"), true)
+        }
+        Some("system" | "assistant" | "user" | "result") if p.has("session_id") || p.has("message") => Claim::Maybe,
+        _ => Claim::No,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -343,6 +343,28 @@ fn unwrap_shell(command: &str) -> String {
     inner.to_owned()
 }
 
+
+/// Codex `exec --json`: its `thread.*`, `turn.*` and `item.*` types are its own.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "codex",
+    about: "Codex exec --json",
+    family: "codex",
+    opens: &["thread.started"],
+    claim,
+    parser: || Box::new(Codex),
+};
+
+fn claim(p: &super::Probe) -> super::Claim {
+    use super::Claim;
+    match p.kind() {
+        Some("thread.started" | "turn.started" | "turn.completed" | "turn.failed") => Claim::Yes,
+        Some(t) if t.starts_with("item.") && p.get("item").is_some_and(Value::is_object) => Claim::Yes,
+        // A bare `{"type":"error","message":…}` could be another agent's.
+        Some("error") if p.str("message").is_some() => Claim::Maybe,
+        _ => Claim::No,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::unwrap_shell;

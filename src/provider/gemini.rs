@@ -291,6 +291,32 @@ fn http_status(message: &str) -> Option<u16> {
     digits.parse().ok().filter(|c| (100..600).contains(c))
 }
 
+
+/// Gemini CLI's stream-json: its types with their own fields and an RFC 3339 `timestamp`.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "gemini",
+    about: "Gemini CLI --output-format stream-json",
+    family: "gemini",
+    opens: &["init"],
+    claim,
+    parser: || Box::new(Gemini::default()),
+};
+
+fn claim(p: &super::Probe) -> super::Claim {
+    let timestamped = p.str("timestamp").is_some_and(|t| parse_rfc3339(t).is_some());
+    let has = |keys: &[&str]| keys.iter().all(|k| p.has(k));
+    let own = match p.kind() {
+        Some("init") => has(&["session_id", "model"]),
+        Some("message") => has(&["role", "content"]),
+        Some("tool_use") => has(&["tool_name", "tool_id"]),
+        Some("tool_result") => has(&["tool_id", "status"]),
+        Some("error") => has(&["severity", "message"]),
+        Some("result") => p.str("status").is_some(),
+        _ => false,
+    };
+    super::dialect::claim(timestamped && own, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::http_status;

@@ -426,3 +426,23 @@ fn refused_run() -> ErrorInfo {
         action: Some("allow the tool in OpenCode's `permission` configuration and run it again".into()),
     }
 }
+
+/// OpenCode `run --format json`: every line carries the run's `sessionID`. Its forks print
+/// the same shapes, so a line is only ever maybe OpenCode's.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "opencode",
+    about: "OpenCode run --format json",
+    family: "opencode",
+    opens: &[],
+    claim,
+    parser: || Box::new(OpenCode::default()),
+};
+
+/// The `type`s OpenCode's run prints.
+pub(super) const TYPES: [&str; 7] = ["step_start", "text", "reasoning", "tool_use", "step_finish", "error", "done"];
+
+/// Maybe OpenCode's: one of its types, with a `sessionID`.
+pub(super) fn claim(p: &super::Probe) -> super::Claim {
+    let shaped = p.str("sessionID").is_some() && p.kind().is_some_and(|t| TYPES.contains(&t));
+    super::dialect::claim(false, shaped)
+}
