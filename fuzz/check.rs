@@ -15,7 +15,6 @@ use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Comma
 use minicode_output::event::Event;
 use minicode_output::io::{decoding, is_blank, LineReader, Source};
 use minicode_output::provider::Provider;
-use minicode_output::scrub::clean_json_line;
 use minicode_output::scrub::json::{classify, rewrite_values, LineKind};
 use minicode_output::summarize::Summarizer;
 use serde_json::Value;
@@ -365,11 +364,10 @@ fn check_summary_ways(input: &[u8]) {
     let (mut fast, mut typed) = (Summarizer::new(), Summarizer::new());
     for line in String::from_utf8_lossy(input).lines().filter(|l| !is_blank(l)) {
         if fast.line(line).is_err() {
-            fast.invalid();
+            fast.invalid(line.as_bytes());
         }
-        match serde_json::from_str::<Event>(&clean_json_line(line)) {
-            Ok(ev) => typed.event(ev),
-            Err(_) => typed.invalid(),
+        if typed.typed_line(line).is_err() {
+            typed.invalid(line.as_bytes());
         }
     }
     assert_eq!(fast.finish(), typed.finish(), "the fast and the typed summary differ");

@@ -52,6 +52,9 @@ pub enum Outcome {
     Success,
     /// Exit 1: input was processed, but some of it was rejected (or `--check` failed).
     Rejected,
+    /// Exit 3: `summarize --check` found no failed run, but some run is incomplete or
+    /// unknown (a broken measurement, not a bad agent).
+    Unsettled,
 }
 
 /// A binary's arguments and what it does with them.
@@ -93,6 +96,7 @@ pub fn run_main<C: Command>() -> ExitCode {
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Rejected) => ExitCode::from(1),
+        Ok(Outcome::Unsettled) => ExitCode::from(3),
         Err(e) if crate::io::is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("{}: {e:#}", C::NAME);

@@ -752,7 +752,20 @@ impl Engine {
         } else {
             None
         };
+        figures.verdict = self.verdict(error.as_ref());
         Summary { ok: error.is_none(), error, prompt: self.prompt.clone(), figures }
+    }
+
+    /// The run's verdict, `success` exactly when it is ok: the worst of the sessions in
+    /// which an agent run was recognised (a session of only unreadable lines beside a real
+    /// one is not a run), and of the run's own error.
+    fn verdict(&self, error: Option<&ErrorInfo>) -> Verdict {
+        let Some(error) = error else { return Verdict::Success };
+        let seen = self.sessions.iter().map(SessionState::verdict).filter(|v| *v != Verdict::Unknown);
+        match Verdict::worst(seen.chain(self.run_error.as_ref().map(Verdict::of_error))) {
+            Verdict::Success => Verdict::of_error(error),
+            v => v,
+        }
     }
 
     /// Records the session's wall time as the provider reported it.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 pub(crate) use serde_impl::Str;
-pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCounts, UsageTotals};
+pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCounts, UsageTotals, Verdict};
 
 /// The schema name every event carries.
 pub const SCHEMA: &str = "minicode.output.v1";

@@ -80,7 +80,8 @@ fn json_is_one_document_whose_ok_is_the_streams_own() {
         let doc: serde_json::Value =
             serde_json::from_slice(&summarize(&["--format", "json"], &input).stdout).expect("one JSON document");
         assert_eq!(doc["ok"], last["ok"], "{case}");
-        assert_eq!(doc["schema"], "minicode.summary.v1");
+        assert_eq!(doc["schema"], "minicode.summary.v2");
+        assert_eq!(doc["verdict"], last["payload"]["verdict"], "{case}: the report's verdict is the record's");
     }
 }
 
@@ -133,20 +134,58 @@ fn markdown_is_valid_github_tables() {
 }
 
 #[test]
-fn check_exits_1_when_a_run_is_not_ok() {
+fn check_exits_0_1_or_3_by_verdict_and_says_why_for_each_run_that_is_not_a_success() {
     let ok = read("codex/exit4.events.jsonl");
     let failed = read("codex/err429.events.jsonl");
-    assert_eq!(summarize(&["--check"], &ok).status.code(), Some(0));
-    assert_eq!(summarize(&["--check"], &failed).status.code(), Some(1));
+    let write = read("codex/write.events.jsonl");
+    let cut: Vec<&str> = std::str::from_utf8(&write).unwrap().lines().collect();
+    // A stream cut before its summary record is not known to be ok: incomplete. (Only at
+    // the end of the input: what follows a cut stream belongs to it.)
+    let cut = cut[..cut.len() - 1].join("\n").into_bytes();
+    let unknown = read("opencode/err500.events.jsonl");
+    let code = |input: &[u8]| summarize(&["--check"], input).status.code();
+    assert_eq!(code(&ok), Some(0));
+    assert_eq!(code(&failed), Some(1));
     assert_eq!(summarize(&[], &failed).status.code(), Some(0), "without --check a failed run is still a report");
-    assert_eq!(summarize(&["--check"], &[ok.clone(), failed].concat()).status.code(), Some(1));
-    assert_eq!(summarize(&["--check"], b"").status.code(), Some(1), "no run at all is not ok");
-    // A stream cut before its summary record is not known to be ok.
-    let cut: Vec<&str> = std::str::from_utf8(&ok).unwrap().lines().collect();
-    let out = summarize(&["--check", "--format", "json"], cut[..cut.len() - 1].join("\n").as_bytes());
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(code(&[ok.clone(), failed.clone()].concat()), Some(1));
+    assert_eq!(code(&[failed.clone(), cut.clone()].concat()), Some(1), "failed wins");
+    assert_eq!(code(&cut), Some(3), "a broken measurement is not a bad agent");
+    assert_eq!(code(&unknown), Some(3));
+    assert_eq!(code(&[ok.clone(), unknown.clone()].concat()), Some(3));
+    assert_eq!(code(b""), Some(3), "no run at all");
+    assert_eq!(code(&[b"not json\n".to_vec(), ok.clone()].concat()), Some(3), "unreadable input");
+    let out = summarize(&["--check", "--format", "json"], &cut);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((doc["ok"].as_bool(), doc["runs"]["incomplete"].as_u64()), (Some(false), Some(1)));
+    assert_eq!((doc["ok"].as_bool(), doc["verdict"].as_str()), (Some(false), Some("incomplete")));
+    assert_eq!((doc["runs"]["total"].as_u64(), doc["runs"]["incomplete"].as_u64()), (Some(1), Some(1)));
+    // One line per run that is not a success, in the error grammar; none for the others.
+    let out = summarize(&["--check"], &[ok, failed, unknown, cut].concat());
+    let err = String::from_utf8(out.stderr).unwrap();
+    let mut lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    lines.sort_by_key(|l| ["failed: ", "incomplete: ", "unknown: "].iter().position(|v| l.contains(v)));
+    for (line, verdict) in lines.iter().zip(["failed", "incomplete", "unknown"]) {
+        assert!(line.starts_with("summarize: run ") && line.contains(&format!(" {verdict}: ")), "{line}");
+        assert!(line.contains("; why: ") && line.contains("; next: "), "{line}");
+    }
+    assert!(lines[0].contains("429"), "{}", lines[0]);
+}
+
+#[test]
+fn a_self_contradicting_result_is_a_failed_run() {
+    // Claude Code's rate-limited run: `subtype: success`, `is_error: true`, exit 0.
+    let input = read("claude/text.input.jsonl");
+    let text = String::from_utf8(input).unwrap();
+    let last = text.lines().last().unwrap();
+    let mut result: serde_json::Value = serde_json::from_str(last).unwrap();
+    assert_eq!((result["type"].as_str(), result["subtype"].as_str()), (Some("result"), Some("success")));
+    result["is_error"] = true.into();
+    result["result"] = "API Error: Rate limit reached".into();
+    let contradicting = text.replace(last, &result.to_string());
+    let canonical = bin("normalize").write_stdin(contradicting).output().unwrap().stdout;
+    let record = json_lines(&canonical).pop().unwrap();
+    assert_eq!((record["ok"].as_bool(), record["payload"]["verdict"].as_str()), (Some(false), Some("failed")));
+    assert_eq!(summarize(&["--check"], &canonical).status.code(), Some(1));
 }
 
 #[test]
@@ -190,7 +229,7 @@ fn merge_rejects_what_is_not_a_summary_document() {
     let out = summarize(&["--merge", "--format", "json"], &read("codex/exit4.events.jsonl"));
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("minicode.summary.v1"),
+        String::from_utf8_lossy(&out.stderr).contains("minicode.summary.v2"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -252,4 +291,73 @@ fn a_merged_document_whose_counts_disagree_is_reported_not_a_crash() {
         assert_eq!(out.status.code(), Some(0), "{format}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(!stdout.contains("18446744073709551"), "{format}: {stdout}");
     }
+}
+
+#[test]
+fn merge_is_a_union_three_parts_in_six_orders_and_a_repeated_part_give_the_same_bytes() {
+    let dir = std::env::temp_dir().join(format!("summarize-union-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // C shares a run with B (codex exit4), so the union must count it once.
+    let inputs =
+        [all_events("claude"), all_events("codex"), [read("codex/exit4.events.jsonl"), all_events("gemini")].concat()];
+    let parts: Vec<String> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| {
+            let path = dir.join(format!("part{i}.json"));
+            std::fs::write(&path, summarize(&["--format", "json"], input).stdout).unwrap();
+            path.to_str().unwrap().to_owned()
+        })
+        .collect();
+    let merge = |files: &[&str]| {
+        let out = summarize(&[&["--merge", "--format", "json"][..], files].concat(), b"");
+        assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    let (a, b, c) = (parts[0].as_str(), parts[1].as_str(), parts[2].as_str());
+    let first = merge(&[a, b, c]);
+    for order in [[a, c, b], [b, a, c], [b, c, a], [c, a, b], [c, b, a]] {
+        assert!(merge(&order) == first, "{order:?} merges to other bytes");
+    }
+    assert!(merge(&[a, b, c, a]) == first, "a part merged twice counts once");
+    assert!(merge(&[c, c, b, a, b]) == first);
+    // Grouping: (a ∪ b) ∪ c = a ∪ (b ∪ c), through documents written in between.
+    let ab = dir.join("ab.json");
+    std::fs::write(&ab, merge(&[a, b])).unwrap();
+    let bc = dir.join("bc.json");
+    std::fs::write(&bc, merge(&[b, c])).unwrap();
+    assert!(merge(&[ab.to_str().unwrap(), c]) == first && merge(&[a, bc.to_str().unwrap()]) == first);
+    // And the union is the summary of every stream read once.
+    let once = summarize(&["--format", "json"], &inputs.concat()).stdout;
+    assert_eq!(String::from_utf8(first.clone()).unwrap(), String::from_utf8(once).unwrap());
+    let doc: serde_json::Value = serde_json::from_slice(&first).unwrap();
+    let keys: Vec<&str> = doc["sessions"].as_array().unwrap().iter().map(|s| s["key"].as_str().unwrap()).collect();
+    let distinct: std::collections::BTreeSet<&str> = keys.iter().copied().collect();
+    assert_eq!(keys.len(), distinct.len());
+    let expected: u64 = [all_events("claude"), all_events("codex"), all_events("gemini")]
+        .iter()
+        .map(|i| {
+            serde_json::from_slice::<serde_json::Value>(&summarize(&["--format", "json"], i).stdout).unwrap()["runs"]
+                ["total"]
+                .as_u64()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(doc["runs"]["total"].as_u64(), Some(expected));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_run_normalized_again_keeps_its_key() {
+    // Read at another time (no provider timestamps, no SOURCE_DATE_EPOCH) and among other
+    // files: the timestamps and rawRefs differ, the run is the same.
+    let input = fixture("codex/exit4.input.jsonl");
+    let key = |out: Vec<u8>| {
+        let doc: serde_json::Value = serde_json::from_slice(&summarize(&["--format", "json"], &out).stdout).unwrap();
+        doc["sessions"].as_array().unwrap().iter().map(|s| s["key"].as_str().unwrap().to_owned()).collect::<Vec<_>>()
+    };
+    let once = bin("normalize").env("SOURCE_DATE_EPOCH", "1").arg(&input).output().unwrap().stdout;
+    let again = bin("normalize").env("SOURCE_DATE_EPOCH", "99999").arg(&input).output().unwrap().stdout;
+    assert_ne!(once, again);
+    assert_eq!(key(once), key(again));
 }

@@ -7,8 +7,10 @@ use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
+use crate::event::Verdict;
 use crate::io::{is_blank, read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
-use crate::summarize::{to_markdown, to_text, Merger, Report, Summarizer};
+use crate::summarize::words::what_happened;
+use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
 /// Summarize agent runs: outcome, errors, tools, shell commands, files, usage, input health.
 ///
@@ -21,7 +23,9 @@ pub struct Args {
     /// The report's format: an indented JSON document, text, or Markdown for CI summaries.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Exit 1 when any summarized run is not ok (or there is none), like `jq -e`.
+    /// Gate on the runs' verdicts: exit 0 when every run succeeded, 1 when any failed, 3
+    /// when none failed but some are incomplete or unknown (or there is none); each run that
+    /// is not a success gets one line on stderr: what happened, why, what to do.
     #[arg(long)]
     pub check: bool,
     /// Read summarize's own JSON documents (`--format json` output) and merge them into one.
@@ -55,14 +59,19 @@ Examples:
   summarize --merge --format text runs/*.summary.json
 
 Exit status:
-  0  the report was written (with --check: and every run was ok)
-  1  with --check: a run was not ok, or there was no run; or some input was not canonical
-     JSONL (with --merge: not a summarize JSON document); see stderr
+  0  the report was written (with --check: and every run's verdict is success)
+  1  with --check: a run failed; without it: some input was not canonical JSONL (with
+     --merge: not a summarize JSON document); see stderr
   2  usage error, or a file could not be read
+  3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
+     or some input could not be read: the measurement is broken, not the agent
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines
 
-A run is one normalized stream, ended by its summary record; its `ok` is that record's.
-Merging is associative: summaries of parts merge into the summary of the whole.";
+A run is one session of one normalized stream. Its verdict is success, failed (the agent
+or a step failed, or the agent's result contradicts itself), incomplete (the input ended
+before the run's terminal record) or unknown (nothing of an agent run was recognised).
+Each run is known by a key, a digest of its events, so --merge is a union: associative,
+commutative and idempotent; a run that two parts both hold counts once.";
 
 impl Command for Args {
     const NAME: &'static str = "summarize";
@@ -80,14 +89,17 @@ impl Command for Args {
             let mut s = Summarizer::new();
             let mut rejected = false;
             read_lines(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
-                let error = match line {
-                    Line::Text(t) if is_blank(&t) => return Ok(()),
-                    Line::Text(t) => s.line(&t).err(),
-                    Line::Oversized { bytes, .. } => Some(format!("{bytes} bytes is over the line limit")),
+                let error = match &line {
+                    Line::Text(t) if is_blank(t) => return Ok(()),
+                    Line::Text(t) => s.line(t).err().map(|e| (e, t.as_bytes().to_vec())),
+                    Line::Oversized { bytes, sample } => Some((
+                        format!("{bytes} bytes is over the line limit"),
+                        format!("{bytes} bytes: {sample}").into_bytes(),
+                    )),
                 };
-                if let Some(error) = error {
+                if let Some((error, seen)) = error {
                     rejected = true;
-                    s.invalid();
+                    s.invalid(&seen);
                     diag.say(&format!("line {n}: not a canonical event: {error}"));
                 }
                 Ok(())
@@ -101,8 +113,51 @@ impl Command for Args {
         };
         out.line_buf().extend_from_slice(doc.as_bytes());
         out.flush()?;
-        Ok(if rejected || (self.check && !report.ok()) { Outcome::Rejected } else { Outcome::Success })
+        if !self.check {
+            return Ok(if rejected { Outcome::Rejected } else { Outcome::Success });
+        }
+        gate(&report, rejected, &mut diag);
+        Ok(match report.verdict() {
+            Verdict::Failed => Outcome::Rejected,
+            Verdict::Success if !rejected => Outcome::Success,
+            _ => Outcome::Unsettled,
+        })
     }
+}
+
+/// `--check`'s lines on stderr: one per run that is not a success, in the error grammar.
+fn gate(report: &Report, rejected: bool, diag: &mut Diagnostics) {
+    if report.sessions.is_empty() {
+        diag.say("no run: no canonical events were read; pipe normalize's output into summarize");
+    }
+    for s in report.sessions.iter().filter(|s| s.verdict != Verdict::Success) {
+        diag.say(&verdict_line(s));
+    }
+    if rejected {
+        diag.say("some input could not be read (see above), so these verdicts may not cover every run");
+    }
+}
+
+/// `run <session> (<agent>) failed: <what happened> [while <during>]; why: <message>; next: <action>`.
+fn verdict_line(s: &SessionReport) -> String {
+    let agent = s.provider.as_deref().map_or_else(String::new, |p| format!(" ({})", one_line(p)));
+    let mut line = format!("run {}{agent} {}", one_line(&s.session_id), s.verdict.as_str());
+    if let Some(e) = &s.error {
+        line.push_str(&format!(": {} ({})", what_happened(&e.category), e.category.as_str()));
+        if let Some(d) = &s.during {
+            line.push_str(&format!(" while {}", one_line(d)));
+        }
+        line.push_str(&format!("; why: {}", one_line(&e.message)));
+        if let Some(a) = &e.action {
+            line.push_str(&format!("; next: {}", one_line(a)));
+        }
+    }
+    line
+}
+
+/// Text on one line, control bytes removed.
+fn one_line(s: &str) -> String {
+    crate::projection::human::style::clean(s).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Reads and merges every document of every source, in order.
@@ -121,8 +176,9 @@ fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, 
                 Ok(r) => total.add(r),
                 Err(e) => {
                     rejected = true;
-                    total.count_invalid();
-                    diag.say(&format!("{}: document {n}: {e}", source.name()));
+                    let what = format!("{}: document {n}: {e}", source.name());
+                    total.count_invalid(&what);
+                    diag.say(&what);
                 }
             }
         })

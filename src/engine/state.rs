@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::clock::Millis;
 use super::shell::ShellAccumulator;
-use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage};
+use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict};
 
 #[derive(Debug)]
 pub(super) struct SessionState {
@@ -51,6 +51,12 @@ impl SessionState {
         }
     }
 
+    /// What the evidence says of the session: how it ended, and whether anything of an
+    /// agent run (a provider, a turn) was seen at all.
+    pub fn verdict(&self) -> Verdict {
+        Verdict::of(self.outcome, self.turns > 0 || self.provider.is_some())
+    }
+
     pub fn figures(&self) -> SessionFigures {
         let failed = self.outcome.filter(|o| *o != Outcome::Completed);
         SessionFigures {
@@ -59,6 +65,7 @@ impl SessionState {
             ok: failed.is_none(),
             status: failed.unwrap_or(Outcome::Completed).as_str().to_owned(),
             error: failed.and(self.error.clone()),
+            verdict: self.verdict(),
             turns: self.turns,
             tools: self.counts,
             usage: self.usage,

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{ErrorInfo, Outcome, TextField, Usage};
+use super::{ErrorCategory, ErrorInfo, Outcome, TextField, Usage};
 
 /// The summary body: `ok`, `error` and `prompt` sit at the event's top level, the figures
 /// in its payload.
@@ -49,6 +49,9 @@ pub struct SummaryFigures {
     /// Wall time of the run, when the provider or the timestamps say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+    /// The verdict over every session: the worst of theirs.
+    #[serde(default)]
+    pub verdict: Verdict,
     /// How healthy the input was.
     pub input: InputHealth,
     /// One entry per session, when the input holds more than one.
@@ -157,6 +160,9 @@ pub struct SessionFigures {
     /// Why it is not ok.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorInfo>,
+    /// What the evidence says of the run.
+    #[serde(default)]
+    pub verdict: Verdict,
     /// Turns started.
     pub turns: u64,
     /// Tool calls by outcome.
@@ -167,4 +173,63 @@ pub struct SessionFigures {
     /// Wall time, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_ms: Option<u64>,
+}
+
+/// What the evidence says of a run, for those who keep many (CI gates, archives): the
+/// outcome reconstructed from its events, kept apart from a broken measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every turn the agent ended, it ended well.
+    Success,
+    /// Nothing of an agent run was recognised.
+    #[default]
+    Unknown,
+    /// The input ended before the run's terminal record: the normalizer closed it as
+    /// `interrupted`.
+    Incomplete,
+    /// The agent or a required step failed, was denied, cancelled or timed out, or the
+    /// agent's own result contradicts itself (`subtype: success` with `is_error: true`).
+    Failed,
+}
+
+impl Verdict {
+    /// Every verdict, best first (the order of `Ord`, in which [`Verdict::worst`] ranks them).
+    pub const ALL: [Verdict; 4] = [Verdict::Success, Verdict::Unknown, Verdict::Incomplete, Verdict::Failed];
+
+    /// The lowercase wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Success => "success",
+            Verdict::Unknown => "unknown",
+            Verdict::Incomplete => "incomplete",
+            Verdict::Failed => "failed",
+        }
+    }
+
+    /// The verdict of a run that ended with `outcome` (`None`: it never said), where
+    /// `recognised` says whether anything of an agent run (a provider, a turn) was seen.
+    pub fn of(outcome: Option<Outcome>, recognised: bool) -> Verdict {
+        match outcome {
+            Some(Outcome::Interrupted) => Verdict::Incomplete,
+            Some(o) if o != Outcome::Completed => Verdict::Failed,
+            _ if recognised => Verdict::Success,
+            _ => Verdict::Unknown,
+        }
+    }
+
+    /// The verdict of a run that failed with this error and nothing more is known.
+    pub fn of_error(e: &ErrorInfo) -> Verdict {
+        match e.category {
+            ErrorCategory::Interrupted => Verdict::Incomplete,
+            ErrorCategory::InputError => Verdict::Unknown,
+            _ => Verdict::Failed,
+        }
+    }
+
+    /// The verdict of several runs: the worst of them; of none, `unknown`.
+    pub fn worst(verdicts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        verdicts.into_iter().max().unwrap_or(Verdict::Unknown)
+    }
 }

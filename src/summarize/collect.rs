@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 
 use super::clip::{clip, clip_opt, clip_tail};
-use super::failure::{bounded, status_for, status_named, unfinished_stream, unfinished_turn};
+use super::failure::{bounded, nothing_recognised, status_for, status_named, unfinished_stream, unfinished_turn};
 use super::figures::{add_cost, add_opt, add_tokens, tokens_of, Budget, Cost, Tokens};
+use super::key::{line_digest, Key};
 use super::merge::{extend_bounded, Merger};
-use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, ToolLine};
+use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, StreamInput, ToolLine};
 use crate::event::*;
 
 /// Open tool calls remembered per session (for their command); more are not described.
@@ -29,6 +30,8 @@ pub struct Summarizer {
 #[derive(Debug, Default)]
 struct Run {
     active: bool,
+    /// The digest of the stream's lines so far.
+    key: Key,
     report: Report,
     index: HashMap<String, usize>,
     live: Vec<Live>,
@@ -38,6 +41,8 @@ struct Run {
 /// A session's state within one run.
 #[derive(Debug, Default)]
 struct Live {
+    /// The digest of the session's lines so far.
+    key: Key,
     open_tools: HashMap<String, Option<String>>,
     last_tool: Option<String>,
     turn_open: bool,
@@ -48,6 +53,14 @@ struct Live {
     failure: Option<Failure>,
 }
 
+/// A stream's `summary` record, as `commit` needs it.
+#[derive(Clone, Copy)]
+struct Record<'a> {
+    summary: &'a Summary,
+    status: Option<Status>,
+    session_id: &'a str,
+}
+
 impl Summarizer {
     /// An empty summarizer.
     pub fn new() -> Summarizer {
@@ -56,34 +69,49 @@ impl Summarizer {
 
     /// Takes one event into account (by value: its text is scanned in place, not copied).
     pub fn event(&mut self, mut ev: Event) {
+        let digest = line_digest(serde_json::to_string(&ev).unwrap_or_default().as_bytes());
         let session = std::mem::take(&mut ev.session_id);
-        self.take(&session, ev, None, &[]);
+        self.take(&session, ev, None, &[], digest);
     }
 
     /// Takes an event of `session` into account (its own `session_id` is not read). `output`
     /// stands for the output of a tool terminal whose bodies were not read; `bodies` are the
     /// texts left out of `ev` (in the order [`Event::for_each_text_mut`] visits them, and all
     /// before the texts `ev` still holds), scanned for redaction markers with the rest.
-    pub(super) fn take(&mut self, session: &str, mut ev: Event, output: Option<OutputFacts>, bodies: &[&str]) {
-        if let Body::Summary(record) = &ev.body {
-            return self.commit(Some((record, ev.status)));
-        }
+    /// `digest` is the [`line_digest`] of the event's line.
+    pub(super) fn take(
+        &mut self,
+        session: &str,
+        mut ev: Event,
+        output: Option<OutputFacts>,
+        bodies: &[&str],
+        digest: u128,
+    ) {
         let run = &mut self.run;
         run.active = true;
+        run.key = run.key.then(digest);
+        if let Body::Summary(summary) = &ev.body {
+            return self.commit(Some(Record { summary, status: ev.status, session_id: session }));
+        }
         let redactions = &mut run.counted.redactions;
         bodies.iter().for_each(|s| redactions_in(s, redactions));
         ev.for_each_text_mut(|_, s| redactions_in(s, redactions));
         run.count(&ev);
         let i = run.session(session);
+        run.live[i].key = run.live[i].key.then(digest);
         apply(&mut run.report.sessions[i], &mut run.live[i], &ev, output);
     }
 
-    /// Counts an input line that was not a canonical event.
-    pub fn invalid(&mut self) {
-        self.done.count_invalid();
+    /// Counts an input line that was not a canonical event (or a line over the limit, of
+    /// which only `line`'s description is kept) in the stream being read.
+    pub fn invalid(&mut self, line: &[u8]) {
+        let run = &mut self.run;
+        run.active = true;
+        run.key = run.key.then(line_digest(line));
+        run.counted.invalid += 1;
     }
 
-    /// The report; a run whose stream ended without a `summary` record counts as incomplete.
+    /// The report; a stream that ended without a `summary` record is incomplete.
     pub fn finish(mut self) -> Report {
         if self.run.active {
             self.commit(None);
@@ -91,38 +119,73 @@ impl Summarizer {
         self.done.finish()
     }
 
-    fn commit(&mut self, record: Option<(&Summary, Option<Status>)>) {
+    fn commit(&mut self, record: Option<Record<'_>>) {
         let run = std::mem::take(&mut self.run);
-        let mut report = run.report;
-        let lone = report.sessions.len() == 1 && record.is_some_and(|(r, _)| r.figures.sessions.is_empty());
-        for (s, live) in report.sessions.iter_mut().zip(run.live) {
-            settle(s, live, record.map(|(r, _)| r), lone);
+        let mut sessions = run.report.sessions;
+        let summary = record.map(|r| r.summary);
+        let lone = sessions.len() == 1 && summary.is_some_and(|r| r.figures.sessions.is_empty());
+        for (s, live) in sessions.iter_mut().zip(run.live) {
+            s.key = live.key;
+            settle(s, live, summary, lone);
+            judge(s, record.is_some());
         }
-        report.runs.total = 1;
-        let failure = match record {
-            Some((r, status)) => {
-                report.input = input_of(&r.figures.input);
-                (!r.ok).then(|| {
-                    let error = r.error.as_ref().map(bounded);
-                    let during = report.sessions.iter().find(|s| s.error == error).and_then(|s| s.during.clone());
-                    // A record that is not ok cannot have ended `completed`, whatever it says.
-                    let status = status.filter(|s| s.is_terminal() && *s != Status::Completed);
-                    Failure { status: status.unwrap_or_else(|| status_for(error.as_ref())), error, during }
-                })
+        // A session of only unreadable lines beside a real one is not a run of its own.
+        if sessions.iter().any(|s| s.verdict != Verdict::Unknown) {
+            sessions.retain(|s| s.verdict != Verdict::Unknown);
+        }
+        if let Some(r) = record {
+            if sessions.is_empty() {
+                // Nothing but the record: the run is the stream itself.
+                let mut s = SessionReport::new(r.session_id.to_owned());
+                s.key = run.key;
+                s.verdict = Verdict::Unknown;
+                sessions.push(s);
             }
-            None => {
-                report.input = run.counted;
-                report.runs.incomplete = 1;
-                Some(report.sessions.iter().find(|s| !s.ok).map_or_else(unfinished_stream, |s| Failure {
-                    status: s.status,
-                    error: s.error.clone(),
-                    during: s.during.clone(),
-                }))
+            let error = r.summary.error.as_ref().map(bounded);
+            if !r.summary.ok && sessions.iter().all(|s| s.ok) {
+                // The record is not ok for a reason of the run's own: its session says it.
+                let i = sessions.iter().position(|s| s.session_id == r.session_id).unwrap_or(sessions.len() - 1);
+                let status = r.status.filter(|s| s.is_terminal() && *s != Status::Completed);
+                let s = &mut sessions[i];
+                s.fail(Failure { status: status.unwrap_or_else(|| status_for(error.as_ref())), error, during: None });
+                s.verdict = s.error.as_ref().map_or(Verdict::Failed, Verdict::of_error);
             }
+        }
+        judge_unrecognised(&mut sessions);
+        let mut input = match summary {
+            Some(r) => input_of(&r.figures.input),
+            None => run.counted.clone(),
         };
-        report.runs.failed = u64::from(failure.is_some());
-        report.failure = failure;
-        self.done.add(report);
+        input.invalid = run.counted.invalid;
+        self.done.add_stream(StreamInput { key: run.key, input });
+        sessions.into_iter().for_each(|s| self.done.add_run(s));
+    }
+}
+
+/// A run's verdict from its evidence: how it ended (its own failure, or the record's), and
+/// whether its stream ended in a record at all.
+fn judge(s: &mut SessionReport, recorded: bool) {
+    let recognised = s.provider.is_some() || s.turns > 0;
+    s.verdict = if !s.ok {
+        match s.status {
+            Status::Interrupted => Verdict::Incomplete,
+            _ if s.error.as_ref().is_some_and(|e| e.category == ErrorCategory::InputError) => Verdict::Unknown,
+            _ => Verdict::Failed,
+        }
+    } else if !recognised {
+        Verdict::Unknown
+    } else if !recorded {
+        s.fail(unfinished_stream());
+        Verdict::Incomplete
+    } else {
+        Verdict::Success
+    };
+}
+
+/// Says why a run of which nothing was recognised is not a success.
+fn judge_unrecognised(sessions: &mut [SessionReport]) {
+    for s in sessions.iter_mut().filter(|s| s.verdict == Verdict::Unknown) {
+        s.fail(nothing_recognised());
     }
 }
 

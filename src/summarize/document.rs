@@ -1,7 +1,7 @@
 //! The JSON document: one indented object for the whole input (never line-framed), which
-//! is also what `summarize --merge` reads back. Its `ok`, `status`, `error` and `totals`
-//! are derived from the runs and sessions, so a merged document is computed afresh, never
-//! patched.
+//! is also what `summarize --merge` reads back. Only its `streams` and `sessions` (the
+//! runs) are read back; its `ok`, `verdict`, `status`, `error`, `runs`, `totals` and
+//! `input` are derived from them, so a merged document is computed afresh, never patched.
 
 use std::io::Read;
 
@@ -11,40 +11,37 @@ use super::clip::{clip, clip_opt, clip_tail};
 use super::failure::bounded;
 use super::figures::{add_cost, add_opt, add_tokens, Budget, ByKind, Context, Cost, Tokens};
 use super::merge::Merger;
-use super::model::{limits, Failure, Input, Report, Runs, SessionReport, Shell};
-use crate::event::{ErrorCategory, ErrorInfo, Status, ToolCounts};
+use super::model::{limits, Failure, Input, Report, Runs, SessionReport, Shell, StreamInput};
+use crate::event::{ErrorCategory, ErrorInfo, Status, ToolCounts, Verdict};
 
-/// The schema name of the document.
-pub const SCHEMA: &str = "minicode.summary.v1";
+/// The schema name of the document. Version 2 keys every run and stream, so merges can
+/// be repeated; a version 1 document (no keys) cannot be merged that way and is refused.
+pub const SCHEMA: &str = "minicode.summary.v2";
 
 #[derive(Serialize)]
 struct DocumentOut<'a> {
     schema: &'static str,
     ok: bool,
+    verdict: Verdict,
     status: Status,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<ErrorInfo>,
     #[serde(skip_serializing_if = "Option::is_none")]
     during: Option<&'a str>,
-    runs: &'a Runs,
+    runs: Runs,
     totals: Totals,
-    input: &'a Input,
+    input: Input,
+    streams: &'a [StreamInput],
     sessions: &'a [SessionReport],
 }
 
+/// What a document is read back from: its runs and streams; every other figure is derived
+/// from them, so it is computed afresh, never trusted.
 #[derive(Deserialize)]
 struct DocumentIn {
     schema: String,
     #[serde(default)]
-    status: Option<Status>,
-    #[serde(default)]
-    error: Option<ErrorInfo>,
-    #[serde(default)]
-    during: Option<String>,
-    #[serde(default)]
-    runs: Runs,
-    #[serde(default)]
-    input: Input,
+    streams: Vec<StreamInput>,
     #[serde(default)]
     sessions: Vec<SessionReport>,
 }
@@ -114,10 +111,10 @@ impl Report {
         t
     }
 
-    /// The outcome the document states: `completed`, or the first failing run's failure;
-    /// with no run at all, an input error.
+    /// The outcome the document states: `completed`, or the failure of the first run with
+    /// the worst verdict; with no run at all, an input error.
     pub fn headline(&self) -> Option<Failure> {
-        if self.runs.total == 0 {
+        if self.sessions.is_empty() {
             return Some(Failure {
                 status: Status::Failed,
                 error: Some(ErrorInfo {
@@ -128,8 +125,9 @@ impl Report {
                 during: None,
             });
         }
-        (!self.ok())
-            .then(|| self.failure.clone().unwrap_or(Failure { status: Status::Failed, error: None, during: None }))
+        let worst = self.verdict();
+        let s = self.sessions.iter().find(|s| s.verdict == worst && worst != Verdict::Success)?;
+        Some(Failure { status: s.status, error: s.error.clone(), during: s.during.clone() })
     }
 
     /// The indented JSON document, ending in a newline.
@@ -138,12 +136,14 @@ impl Report {
         let doc = DocumentOut {
             schema: SCHEMA,
             ok: self.ok(),
+            verdict: self.verdict(),
             status: head.as_ref().map_or(Status::Completed, |f| f.status),
             error: head.as_ref().and_then(|f| f.error.clone()),
             during: head.as_ref().and_then(|f| f.during.as_deref()),
-            runs: &self.runs,
+            runs: self.runs(),
             totals: self.totals(),
-            input: &self.input,
+            input: self.input(),
+            streams: &self.streams,
             sessions: &self.sessions,
         };
         // A document of plain maps, strings and numbers always serializes.
@@ -178,16 +178,11 @@ impl TryFrom<DocumentIn> for Report {
         if d.schema != SCHEMA {
             return Err(format!("schema {:?} is not {SCHEMA}", d.schema));
         }
-        let failure = (d.runs.failed > 0).then(|| Failure {
-            status: d.status.filter(|s| *s != Status::Completed).unwrap_or(Status::Failed),
-            error: d.error.as_ref().map(bounded),
-            during: clip_opt(d.during.as_deref(), limits::MESSAGE),
-        });
         let mut m = Merger::new();
-        m.add(Report { runs: d.runs, failure, input: d.input, sessions: Vec::new() });
+        d.streams.into_iter().for_each(|s| m.add_stream(s));
         for mut s in d.sessions {
             bound_session(&mut s);
-            m.add(Report { sessions: vec![s], ..Report::default() });
+            m.add_run(s);
         }
         Ok(m.finish())
     }

@@ -56,3 +56,16 @@ pub fn unfinished_stream() -> Failure {
         during: None,
     }
 }
+
+/// A run of which nothing was recognised: no provider, no turn.
+pub fn nothing_recognised() -> Failure {
+    Failure {
+        status: Status::Failed,
+        error: Some(ErrorInfo {
+            category: ErrorCategory::InputError,
+            message: "nothing of an agent run was recognised in this input".into(),
+            action: Some("check that the input is an agent's JSON output, piped through normalize".into()),
+        }),
+        during: None,
+    }
+}

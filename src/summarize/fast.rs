@@ -14,6 +14,7 @@ use serde_json::value::RawValue;
 
 use super::clip::clip_tail;
 use super::collect::{OutputFacts, Summarizer};
+use super::key::line_digest;
 use super::model::limits;
 use crate::event::*;
 use crate::scan::{self, Positions};
@@ -26,18 +27,34 @@ impl Summarizer {
     pub fn line(&mut self, line: &str) -> Result<(), String> {
         // Tool output with no control byte to remove is cut before the line is cleaned and
         // parsed: it is the bulk of a run, and only measured.
+        let digest = line_digest(line.as_bytes());
         let cut = Event::cut_tool_output(line)
             .filter(|cut| cut.cut.iter().all(|piece| json_is_clean(piece.literal.as_bytes())));
         if let Some(cut) = cut {
-            if self.fast(&clean_json_line(&cut.rest), &cut.cut).is_some() {
+            if self.fast(&clean_json_line(&cut.rest), &cut.cut, digest).is_some() {
                 return Ok(());
             }
         }
         let line = clean_json_line(line);
-        if self.fast(&line, &[]).is_none() {
-            let ev: Event = serde_json::from_str(&line).map_err(|e| e.to_string())?;
-            self.event(ev);
+        match self.fast(&line, &[], digest) {
+            Some(()) => Ok(()),
+            None => self.typed(&line, digest),
         }
+    }
+
+    /// Takes one line into account the typed way only: cleaned, then read as one whole
+    /// [`Event`]. It gives what [`Summarizer::line`] gives, slowly: the reference the fast
+    /// way is tested against.
+    pub fn typed_line(&mut self, line: &str) -> Result<(), String> {
+        self.typed(&clean_json_line(line), line_digest(line.as_bytes()))
+    }
+
+    /// Takes a line already cleaned of control bytes into account the typed way, as one
+    /// whole [`Event`]; `digest` is the [`line_digest`] of the line as it was read.
+    fn typed(&mut self, line: &str, digest: u128) -> Result<(), String> {
+        let mut ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let session = std::mem::take(&mut ev.session_id);
+        self.take(&session, ev, None, &[], digest);
         Ok(())
     }
 
@@ -46,7 +63,7 @@ impl Summarizer {
     /// nothing) leaves every other line, and every line this way cannot read or reads
     /// doubtfully (a repeated `type` or `payload`), to the typed way, which also words the
     /// error of a line that is not an event.
-    fn fast(&mut self, line: &str, cut: &[CutOutput<'_>]) -> Option<()> {
+    fn fast(&mut self, line: &str, cut: &[CutOutput<'_>], digest: u128) -> Option<()> {
         let mut de = serde_json::Deserializer::from_str(line);
         let env = de.deserialize_map(EnvelopeVisitor(cut)).ok()?;
         de.end().ok()?;
@@ -76,7 +93,7 @@ impl Summarizer {
             body,
         };
         let [a, b] = bodies.map(|t| t.map(JsonStr::text));
-        self.take(&env.session_id, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")]);
+        self.take(&env.session_id, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")], digest);
         Some(())
     }
 }

@@ -1,14 +1,17 @@
 //! The report as GitHub-flavoured Markdown, for CI step summaries (`$GITHUB_STEP_SUMMARY`):
 //! a heading with the outcome, the error grammar as a list, then tables. Every cell is
 //! escaped so that it cannot break its table: `|` and Markdown punctuation become
-//! character references, newlines `<br>`; the same goes for text outside tables.
+//! character references, newlines `<br>`; the same goes for text outside tables, and an
+//! `@mention` is broken so that it pings no one. Every table is bounded in rows and bytes
+//! (with a note of how many rows it left out), so the report stays under the 1 MiB GitHub
+//! accepts of a step summary however many runs it covers.
 
 use std::fmt::Write;
 
 use super::figures::{Budget, Cost, Tokens};
 use super::model::{limits, Report, SessionReport};
 use super::words::{self, count, readable, safe, Mark};
-use crate::event::{Status, ToolKind};
+use crate::event::{Status, ToolKind, Verdict};
 
 /// Renders a report as Markdown.
 pub fn to_markdown(r: &Report) -> String {
@@ -17,15 +20,13 @@ pub fn to_markdown(r: &Report) -> String {
     let head = r.headline();
     let status = head.as_ref().map_or(Status::Completed, |f| f.status);
     let _ = writeln!(out, "## Agent run: {}\n", words::status(status));
-    let mut facts = vec![
-        count(r.runs.total, "run", "runs"),
-        count(t.sessions, "session", "sessions"),
-        count(t.turns, "turn", "turns"),
-    ];
-    facts.extend(t.duration_ms.map(words::duration));
-    if r.runs.incomplete > 0 {
-        facts.push(count(r.runs.incomplete, "run without its summary record", "runs without their summary record"));
+    let runs = r.runs();
+    let mut facts = vec![count(runs.total, "run", "runs")];
+    if runs.success != runs.total {
+        facts.push(super::text::verdicts(&runs));
     }
+    facts.push(count(t.turns, "turn", "turns"));
+    facts.extend(t.duration_ms.map(words::duration));
     let _ = writeln!(out, "{}\n", cell(&facts.join(" · ")));
     if let Some(f) = &head {
         if let Some(e) = &f.error {
@@ -41,9 +42,17 @@ pub fn to_markdown(r: &Report) -> String {
             out.push('\n');
         }
     }
+    // Runs that need a look come first, so that a cut table still shows them.
+    let order: Vec<&SessionReport> = r
+        .sessions
+        .iter()
+        .filter(|s| s.verdict != Verdict::Success)
+        .chain(r.sessions.iter().filter(|s| s.verdict == Verdict::Success))
+        .collect();
     let mut sessions = Table::new(&[
         "Session",
         "Agent",
+        "Verdict",
         "Status",
         "Turns>",
         "Duration>",
@@ -51,10 +60,11 @@ pub fn to_markdown(r: &Report) -> String {
         "Not completed>",
         "File changes>",
     ]);
-    for s in &r.sessions {
+    for s in &order {
         sessions.row(vec![
             cell(&s.session_id),
             cell(&[s.provider.as_deref(), s.model.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" · ")),
+            s.verdict.as_str().into(),
             cell(&words::status(s.status)),
             s.turns.to_string(),
             s.duration_ms.map_or_else(|| "unknown".into(), words::duration),
@@ -64,9 +74,10 @@ pub fn to_markdown(r: &Report) -> String {
         ]);
     }
     if r.sessions.len() > 1 {
-        sessions.row(vec![
+        sessions.last_row(vec![
             "**Total**".into(),
             String::new(),
+            r.verdict().as_str().into(),
             cell(&words::status(status)),
             t.turns.to_string(),
             t.duration_ms.map_or_else(|| "unknown".into(), words::duration),
@@ -76,10 +87,10 @@ pub fn to_markdown(r: &Report) -> String {
         ]);
     }
     sessions.write(&mut out, "Sessions");
-    failing_tools(&mut out, &r.sessions);
-    shell_commands(&mut out, &r.sessions);
-    files(&mut out, &r.sessions);
-    plans(&mut out, &r.sessions);
+    failing_tools(&mut out, &order);
+    shell_commands(&mut out, &order);
+    files(&mut out, &order);
+    plans(&mut out, &order);
     let mut usage = Table::new(&[
         "Session",
         "Input tokens>",
@@ -91,11 +102,11 @@ pub fn to_markdown(r: &Report) -> String {
         "Compactions",
         "Budget",
     ]);
-    for s in &r.sessions {
+    for s in &order {
         usage.row(usage_row(cell(&s.session_id), &s.usage, s.cost, &words::tally(&s.context.reasons), s.budget));
     }
     if r.sessions.len() > 1 {
-        usage.row(usage_row("**Total**".into(), &t.usage, t.cost, &words::tally(&t.context.reasons), t.budget));
+        usage.last_row(usage_row("**Total**".into(), &t.usage, t.cost, &words::tally(&t.context.reasons), t.budget));
     }
     usage.write(&mut out, "Usage, cost, context and budget");
     if r.sessions.len() > 1 && t.sessions_without_usage > 0 && !t.usage.is_empty() {
@@ -105,29 +116,34 @@ pub fn to_markdown(r: &Report) -> String {
             count(t.sessions_without_usage, "session", "sessions")
         );
     }
-    let i = &r.input;
+    let i = &r.input();
     let mut health = Table::new(&[
         "Runs>",
-        "Not ok>",
+        "Success>",
+        "Failed>",
         "Incomplete>",
+        "Unknown>",
         "Lines>",
         "Events>",
         "Raw>",
         "Unknown types>",
         "Oversized>",
         "Redactions",
-        "Unreadable>",
+        "Not canonical>",
+        "Unreadable files>",
     ]);
-    let n = [r.runs.total, r.runs.failed, r.runs.incomplete, i.lines, i.events, i.raw, i.unknown_types, i.oversized];
-    let mut row: Vec<String> = n.iter().map(u64::to_string).collect();
+    let n = [runs.total, runs.success, runs.failed, runs.incomplete, runs.unknown];
+    let n = n.into_iter().chain([i.lines, i.events, i.raw, i.unknown_types, i.oversized]);
+    let mut row: Vec<String> = n.map(|n| n.to_string()).collect();
     row.push(cell(&words::tally(&i.redactions)));
     row.push(i.invalid.to_string());
+    row.push(i.unreadable.to_string());
     health.row(row);
     health.write(&mut out, "Input health");
     out
 }
 
-fn failing_tools(out: &mut String, sessions: &[SessionReport]) {
+fn failing_tools(out: &mut String, sessions: &[&SessionReport]) {
     let mut table = Table::new(&["Session", "Tool", "Status", "Exit>", "Command or target", "Why", "Output (end)"]);
     let mut unlisted = 0;
     for s in sessions {
@@ -153,7 +169,7 @@ fn failing_tools(out: &mut String, sessions: &[SessionReport]) {
     more(out, unlisted, &format!("the first {} per session are listed", limits::FAILING_TOOLS));
 }
 
-fn shell_commands(out: &mut String, sessions: &[SessionReport]) {
+fn shell_commands(out: &mut String, sessions: &[&SessionReport]) {
     let mut table = Table::new(&["Session", "Command", "Status", "Exit>", "Output", "Truncated"]);
     let mut unlisted = 0;
     for s in sessions {
@@ -178,7 +194,7 @@ fn shell_commands(out: &mut String, sessions: &[SessionReport]) {
     more(out, unlisted, &format!("the first {} per session are listed", limits::SHELL_COMMANDS));
 }
 
-fn files(out: &mut String, sessions: &[SessionReport]) {
+fn files(out: &mut String, sessions: &[&SessionReport]) {
     let mut table = Table::new(&["Session", "Path", "Change"]);
     let mut unlisted = false;
     for s in sessions {
@@ -195,7 +211,7 @@ fn files(out: &mut String, sessions: &[SessionReport]) {
     }
 }
 
-fn plans(out: &mut String, sessions: &[SessionReport]) {
+fn plans(out: &mut String, sessions: &[&SessionReport]) {
     let mut table = Table::new(&["Session", "Step", "Status"]);
     for s in sessions {
         for e in s.plan.iter().flat_map(|p| &p.entries) {
@@ -232,40 +248,72 @@ fn more(out: &mut String, n: u64, which: &str) {
     }
 }
 
-/// A GitHub table; a header ending in `>` is a right-aligned column.
+/// A GitHub table; a header ending in `>` is a right-aligned column. It keeps at most
+/// [`ROWS`] rows and [`TABLE_BYTES`] bytes of them, and says how many it left out, so that
+/// the whole report stays under [`LIMIT`].
 struct Table {
     headers: Vec<(String, bool)>,
-    rows: Vec<Vec<String>>,
+    body: String,
+    rows: usize,
+    left_out: u64,
 }
+
+/// What GitHub accepts of a step summary (`$GITHUB_STEP_SUMMARY`): 1 MiB.
+pub const LIMIT: usize = 1024 * 1024;
+/// Rows a table lists.
+const ROWS: usize = 200;
+/// Bytes of rows a table lists: seven tables of them, with the headings and the error
+/// grammar (each message bounded), stay well under [`LIMIT`].
+const TABLE_BYTES: usize = 120 * 1024;
 
 impl Table {
     fn new(headers: &[&str]) -> Table {
         let headers = headers.iter().map(|h| (h.trim_end_matches('>').to_owned(), h.ends_with('>'))).collect();
-        Table { headers, rows: Vec::new() }
+        Table { headers, body: String::new(), rows: 0, left_out: 0 }
     }
 
-    /// Adds a row of cells that are already escaped.
+    /// Adds a row of cells that are already escaped, unless the table is full.
     fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells);
+        let line = self.line(cells.iter().map(String::as_str));
+        if self.rows >= ROWS || self.body.len() + line.len() > TABLE_BYTES {
+            self.left_out += 1;
+        } else {
+            self.rows += 1;
+            self.body.push_str(&line);
+        }
     }
 
-    /// Writes the table under a heading, unless it has no rows.
+    /// Adds the last row (a total), which is always shown.
+    fn last_row(&mut self, cells: Vec<String>) {
+        let line = self.line(cells.iter().map(String::as_str));
+        self.rows += 1;
+        self.body.push_str(&line);
+    }
+
+    fn line<'a>(&self, cells: impl Iterator<Item = &'a str>) -> String {
+        let mut cells: Vec<&str> = cells.take(self.headers.len()).collect();
+        cells.resize(self.headers.len(), "");
+        format!("| {} |\n", cells.join(" | "))
+    }
+
+    /// Writes the table under a heading, unless it has no rows, and says how many rows it
+    /// left out.
     fn write(&self, out: &mut String, title: &str) {
-        if self.rows.is_empty() {
+        if self.rows == 0 && self.left_out == 0 {
             return;
         }
         let _ = writeln!(out, "### {title}\n");
-        let line = |cells: &mut dyn Iterator<Item = &str>| {
-            let cells: Vec<&str> = cells.collect();
-            format!("| {} |\n", cells.join(" | "))
-        };
-        out.push_str(&line(&mut self.headers.iter().map(|(h, _)| h.as_str())));
-        out.push_str(&line(&mut self.headers.iter().map(|(_, right)| if *right { "---:" } else { "---" })));
-        for r in &self.rows {
-            let n = self.headers.len();
-            out.push_str(&line(&mut (0..n).map(|i| r.get(i).map_or("", |c| c.as_str()))));
-        }
+        out.push_str(&self.line(self.headers.iter().map(|(h, _)| h.as_str())));
+        out.push_str(&self.line(self.headers.iter().map(|(_, right)| if *right { "---:" } else { "---" })));
+        out.push_str(&self.body);
         out.push('\n');
+        if self.left_out > 0 {
+            let _ = writeln!(
+                out,
+                "_{} left out to keep the summary small; `summarize --format json` lists them all._\n",
+                count(self.left_out, "more row", "more rows")
+            );
+        }
     }
 }
 
@@ -287,6 +335,11 @@ fn cell(s: &str) -> String {
             '>' => out.push_str("&gt;"),
             '\n' => out.push_str("<br>"),
             '\t' => out.push(' '),
+            // A report posted as a comment must not ping anyone: a zero-width space keeps
+            // `@name` from being read as a mention.
+            '@' if chars.peek().is_some_and(|c| c.is_alphanumeric() || *c == '-' || *c == '_') => {
+                out.push_str("@&#8203;")
+            }
             '|' | '\\' | '*' | '_' | '`' | '[' | ']' | '~' | '#' | '!' | '$' => {
                 let _ = write!(out, "&#{};", ch as u32);
             }

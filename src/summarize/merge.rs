@@ -1,30 +1,36 @@
-//! Merging reports: `a ⊕ b` is the report of input `a` followed by input `b`. The merge is
-//! associative, so runs can be summarized in parallel and combined in any grouping: counts
-//! add, unknowns stay unknown unless a part knows them, "first" facts (the first failure,
-//! prompt, provider) come from the earlier part, the latest plan from the later one, and
-//! bounded lists keep their first items.
+//! Merging reports: the union of their runs and of their input streams, each known by its
+//! key. A union is associative, commutative and idempotent, so parts can be summarized on
+//! any number of machines, in any grouping and order, and a part merged twice (or two
+//! parts that both hold a run) count each run once.
+//!
+//! Two entries with the same key are the same run read twice and are normally equal. When
+//! they are not, the better-evidenced one is kept: a run whose stream ended in its record
+//! (success or failed) over the same events cut before it (incomplete); between equals
+//! (a newer toolkit summarized one of them, say), the greater JSON form. Either choice
+//! depends on neither order nor grouping.
 
 use std::collections::HashMap;
 
-use super::figures::{add_cost, add_opt, add_tokens};
-use super::model::{limits, Input, Report, SessionReport, Shell};
+use super::key::Key;
+use super::model::{Input, Report, SessionReport, Shell, StreamInput};
+use crate::event::Verdict;
 
 impl Report {
-    /// Adds the report of input that came after this one.
+    /// Merges another report into this one.
     pub fn merge(&mut self, other: Report) {
-        let index = self.sessions.iter().enumerate().map(|(i, s)| (s.session_id.clone(), i)).collect();
-        let mut m = Merger { report: std::mem::take(self), index };
+        let mut m = Merger::new();
+        m.add(std::mem::take(self));
         m.add(other);
         *self = m.finish();
     }
 }
 
-/// Merges many reports, one after another, keeping its index of sessions between them
-/// (so that merging n reports costs n merges, not n index rebuilds).
+/// Merges many reports, one at a time: memory holds one entry per distinct run and stream
+/// (the per-run table, which is what the merged document lists), never the documents.
 #[derive(Debug, Default)]
 pub struct Merger {
-    report: Report,
-    index: HashMap<String, usize>,
+    runs: HashMap<Key, SessionReport>,
+    streams: HashMap<Key, Input>,
 }
 
 impl Merger {
@@ -33,35 +39,57 @@ impl Merger {
         Merger::default()
     }
 
-    /// Adds the report of the input that came next.
+    /// Adds a report's runs and streams.
     pub fn add(&mut self, other: Report) {
-        let r = &mut self.report;
-        r.runs.total += other.runs.total;
-        r.runs.failed += other.runs.failed;
-        r.runs.incomplete += other.runs.incomplete;
-        if r.failure.is_none() {
-            r.failure = other.failure;
-        }
-        r.input.merge(&other.input);
         for s in other.sessions {
-            match self.index.get(&s.session_id) {
-                Some(&i) => r.sessions[i].merge(s),
-                None => {
-                    self.index.insert(s.session_id.clone(), r.sessions.len());
-                    r.sessions.push(s);
-                }
+            self.add_run(s);
+        }
+        for s in other.streams {
+            self.add_stream(s);
+        }
+    }
+
+    /// Adds one run.
+    pub fn add_run(&mut self, s: SessionReport) {
+        keep(&mut self.runs, s.key, s, |s| matches!(s.verdict, Verdict::Success | Verdict::Failed));
+    }
+
+    /// Adds one stream's health.
+    pub fn add_stream(&mut self, s: StreamInput) {
+        keep(&mut self.streams, s.key, s.input, |_| false);
+    }
+
+    /// Counts a document that could not be read, as a stream of its own known by `what`
+    /// (where it was and why), so that reading the same bad document twice counts it once.
+    pub fn count_invalid(&mut self, what: &str) {
+        let key = Key::default().then(super::key::line_digest(what.as_bytes()));
+        self.add_stream(StreamInput { key, input: Input { invalid: 1, ..Input::default() } });
+    }
+
+    /// The merged report, runs ordered by session id and key, streams by key.
+    pub fn finish(self) -> Report {
+        let mut sessions: Vec<SessionReport> = self.runs.into_values().collect();
+        sessions.sort_unstable_by(|a, b| (&a.session_id, a.key).cmp(&(&b.session_id, b.key)));
+        let mut streams: Vec<StreamInput> =
+            self.streams.into_iter().map(|(key, input)| StreamInput { key, input }).collect();
+        streams.sort_unstable_by_key(|s| s.key);
+        Report { sessions, streams }
+    }
+}
+
+/// Inserts `v` under `k`; of two different values under one key, the one `settled`
+/// says is, then the greater JSON form.
+fn keep<T: PartialEq + serde::Serialize>(map: &mut HashMap<Key, T>, k: Key, v: T, settled: fn(&T) -> bool) {
+    match map.entry(k) {
+        std::collections::hash_map::Entry::Vacant(e) => {
+            e.insert(v);
+        }
+        std::collections::hash_map::Entry::Occupied(mut e) => {
+            let rank = |t: &T| (settled(t), serde_json::to_string(t).ok());
+            if *e.get() != v && rank(&v) > rank(e.get()) {
+                e.insert(v);
             }
         }
-    }
-
-    /// Counts an input line or document that could not be read.
-    pub fn count_invalid(&mut self) {
-        self.report.input.invalid += 1;
-    }
-
-    /// The merged report.
-    pub fn finish(self) -> Report {
-        self.report
     }
 }
 
@@ -75,44 +103,15 @@ impl Input {
         self.oversized += o.oversized;
         self.redactions.merge(&o.redactions);
         self.invalid += o.invalid;
-    }
-}
-
-impl SessionReport {
-    /// Adds what the same session did later.
-    pub fn merge(&mut self, o: SessionReport) {
-        first(&mut self.provider, o.provider);
-        first(&mut self.model, o.model);
-        first(&mut self.prompt, o.prompt);
-        if self.ok && !o.ok {
-            self.ok = false;
-            self.status = o.status;
-            self.error = o.error;
-            self.during = o.during;
-        }
-        self.turns += o.turns;
-        add_opt(&mut self.duration_ms, o.duration_ms);
-        self.tools.merge(&o.tools);
-        self.tools_by_kind.merge(&o.tools_by_kind);
-        extend_bounded(&mut self.failing_tools, o.failing_tools, limits::FAILING_TOOLS);
-        self.shell.merge(o.shell);
-        self.files.merge(&o.files);
-        if o.plan.is_some() {
-            self.plan = o.plan;
-        }
-        add_tokens(&mut self.usage, &o.usage);
-        add_cost(&mut self.cost, o.cost);
-        self.context.reasons.merge(&o.context.reasons);
-        self.budget = self.budget.max(o.budget);
-        self.warnings += o.warnings;
+        self.unreadable += o.unreadable;
     }
 }
 
 impl Shell {
-    /// Adds the counts of another set of commands, the listed ones up to the bound.
+    /// Adds another set of commands: the counts, and the listed ones up to the bound.
     pub fn merge(&mut self, o: Shell) {
         self.add_counts(&o);
-        extend_bounded(&mut self.commands, o.commands, limits::SHELL_COMMANDS);
+        extend_bounded(&mut self.commands, o.commands, super::model::limits::SHELL_COMMANDS);
     }
 
     /// Adds the counts of another set of commands, without listing any.
@@ -128,14 +127,7 @@ impl Shell {
     }
 }
 
-fn first<T>(a: &mut Option<T>, b: Option<T>) {
-    if a.is_none() {
-        *a = b;
-    }
-}
-
-/// Appends `more` to `list` while it is shorter than `max`: keeping the first `max` items
-/// of a concatenation is associative.
+/// Appends `more` to `list` while it is shorter than `max`.
 pub fn extend_bounded<T>(list: &mut Vec<T>, more: Vec<T>, max: usize) {
     let room = max.saturating_sub(list.len());
     list.extend(more.into_iter().take(room));

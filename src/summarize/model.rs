@@ -5,8 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 use super::figures::{Budget, ByKind, Context, Cost, Tokens};
+use super::key::Key;
 use super::tally::{Files, Tally};
-use crate::event::{ErrorInfo, PlanEntry, Status, ToolCounts, ToolKind};
+use crate::event::{ErrorInfo, PlanEntry, Status, ToolCounts, ToolKind, Verdict};
 
 /// The bounds of a report: list lengths and excerpt sizes, in items and bytes.
 pub mod limits {
@@ -28,37 +29,76 @@ pub mod limits {
     pub const MESSAGE: usize = 500;
 }
 
-/// A summary of one or more runs: the in-memory form of the JSON document. Merging two
-/// reports ([`Report::merge`]) gives the report of the two inputs read one after the other.
+/// A summary of one or more runs: the in-memory form of the JSON document. It is a set of
+/// runs and a set of input streams, each known by its [`Key`], so merging two reports
+/// ([`Report::merge`]) is their union: associative, commutative and idempotent (a run that
+/// two parts both hold counts once).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Report {
-    /// How many runs were summarized and how many were not ok.
-    pub runs: Runs,
-    /// The first run that was not ok: its status, error and what was being done.
-    pub failure: Option<Failure>,
-    /// Input health, summed over runs.
-    pub input: Input,
-    /// Every session, in order of first appearance.
+    /// Every run (one session of one input stream), ordered by session id and key; no two
+    /// share a key.
     pub sessions: Vec<SessionReport>,
+    /// Every input stream's health, ordered by key; no two share a key.
+    pub streams: Vec<StreamInput>,
 }
 
 impl Report {
-    /// True when at least one run was summarized and every run was ok.
+    /// True when at least one run was summarized and every run succeeded.
     pub fn ok(&self) -> bool {
-        self.runs.total > 0 && self.runs.failed == 0
+        self.verdict() == Verdict::Success
+    }
+
+    /// The verdict over every run: the worst of theirs; with no run, `unknown`.
+    pub fn verdict(&self) -> Verdict {
+        Verdict::worst(self.sessions.iter().map(|s| s.verdict))
+    }
+
+    /// The runs counted by verdict.
+    pub fn runs(&self) -> Runs {
+        let mut r = Runs::default();
+        for s in &self.sessions {
+            r.total += 1;
+            *match s.verdict {
+                Verdict::Success => &mut r.success,
+                Verdict::Failed => &mut r.failed,
+                Verdict::Incomplete => &mut r.incomplete,
+                Verdict::Unknown => &mut r.unknown,
+            } += 1;
+        }
+        r
+    }
+
+    /// Input health summed over the streams.
+    pub fn input(&self) -> Input {
+        let mut i = Input::default();
+        self.streams.iter().for_each(|s| i.merge(&s.input));
+        i
     }
 }
 
-/// Run counts. A run is one normalized stream, ended by its `summary` record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(default)]
+/// Runs counted by verdict. A run is one session of one normalized stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Runs {
     /// Runs summarized.
     pub total: u64,
-    /// Runs that were not ok.
+    /// Runs whose verdict is `success`.
+    pub success: u64,
+    /// Runs that failed.
     pub failed: u64,
-    /// Runs whose stream ended without its `summary` record (counted as not ok).
+    /// Runs whose input ended before their terminal record.
     pub incomplete: u64,
+    /// Runs of which nothing was recognised.
+    pub unknown: u64,
+}
+
+/// One input stream's health, under the stream's key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StreamInput {
+    /// The digest of the stream's lines (see [`Key`]).
+    pub key: Key,
+    /// What was read of it.
+    #[serde(flatten)]
+    pub input: Input,
 }
 
 /// Why a run or session is not ok.
@@ -91,21 +131,27 @@ pub struct Input {
     pub redactions: Tally,
     /// Lines (or documents, with `--merge`) `summarize` could not read.
     pub invalid: u64,
+    /// Files that could not be read at all.
+    pub unreadable: u64,
 }
 
 /// One session: its outcome, what it did and what it cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionReport {
+    /// The run's key: the digest of its events (see [`Key`]).
+    pub key: Key,
     /// The session id.
     pub session_id: String,
+    /// What the evidence says of the run.
+    pub verdict: Verdict,
     /// The provider (`codex`, `claude-code`, …), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     /// The model, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// True when every turn completed.
+    /// True when its verdict is `success`.
     pub ok: bool,
     /// `completed`, or the first failure's status.
     pub status: Status,
@@ -163,7 +209,9 @@ impl SessionReport {
     /// An empty, ok session.
     pub fn new(session_id: String) -> SessionReport {
         SessionReport {
+            key: Key::default(),
             session_id,
+            verdict: Verdict::Success,
             provider: None,
             model: None,
             ok: true,

@@ -5,7 +5,6 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::event::*;
-use crate::scrub::clean_json_line;
 
 fn ev(session: &str, turn: u64, line: u64, body: Body) -> Event {
     Event {
@@ -103,8 +102,8 @@ fn usage_repeated_on_several_lines_counts_once_and_unknown_stays_unknown() {
     );
     // Without a record the run is incomplete, and so not ok.
     assert!(!r.ok());
-    assert_eq!((r.runs.total, r.runs.incomplete), (1, 1));
-    assert_eq!(r.input.lines, 4);
+    assert_eq!((r.runs().total, r.runs().incomplete, r.verdict()), (1, 1, Verdict::Incomplete));
+    assert_eq!(r.input().lines, 4);
 }
 
 #[test]
@@ -128,7 +127,7 @@ fn without_a_record_redactions_are_counted_from_the_markers() {
     let r = summarize(&events);
     let long = "k".repeat(64);
     assert_eq!(
-        r.input.redactions.iter().collect::<Vec<_>>(),
+        r.input().redactions.iter().collect::<Vec<_>>(),
         [("aws-key", 1), ("github-token", 2), (long.as_str(), 1), ("x", 1)]
     );
 }
@@ -155,13 +154,14 @@ fn the_record_states_usage_duration_and_ok() {
     assert!(r.ok());
     assert_eq!(r.sessions[0].usage.input_tokens, Some(70));
     assert_eq!(r.sessions[0].cost.map(Cost::usd), Some(0.25));
-    assert_eq!(r.input.lines, 9);
+    assert_eq!(r.input().lines, 9);
     // A failed record makes the run, and its lone session, not ok, even with no failed turn.
     events.pop();
     events.push(record(false, Usage::default(), vec![]));
     let r = summarize(&events);
     assert!(!r.ok() && !r.sessions[0].ok);
-    assert_eq!(r.failure.as_ref().and_then(|f| f.error.as_ref()).map(|e| e.message.as_str()), Some("boom"));
+    assert_eq!(r.verdict(), Verdict::Failed);
+    assert_eq!(r.headline().and_then(|f| f.error).map(|e| e.message), Some("boom".into()));
 }
 
 #[test]
@@ -258,11 +258,10 @@ fn both_ways(lines: &[String]) -> (Report, Report) {
     let (mut fast, mut typed) = (Summarizer::new(), Summarizer::new());
     for l in lines.iter().filter(|l| !l.trim().is_empty()) {
         if fast.line(l).is_err() {
-            fast.invalid();
+            fast.invalid(l.as_bytes());
         }
-        match serde_json::from_str::<Event>(&clean_json_line(l)) {
-            Ok(ev) => typed.event(ev),
-            Err(_) => typed.invalid(),
+        if typed.typed_line(l).is_err() {
+            typed.invalid(l.as_bytes());
         }
     }
     (fast.finish(), typed.finish())
@@ -343,3 +342,69 @@ proptest! {
 }
 
 mod algebra;
+
+/// A stream of `n` sessions, each with a failing shell command whose command and output
+/// are as wide as a report keeps, full of characters Markdown escapes six bytes wide.
+fn many_sessions(n: usize) -> Vec<Event> {
+    let wide = "|".repeat(2000);
+    let mut events = Vec::new();
+    for i in 0..n {
+        let s = format!("session-{i:05}");
+        let prompt = Some(format!("@octocat please {wide}"));
+        events.push(ev(&s, 1, 1, Body::TurnStarted(TurnStarted { prompt })));
+        events.push(ev(&s, 1, 2, shell_start("c1", &wide)));
+        let out = ShellResult { exit_code: Some(1), stderr: Some(wide.clone()), ..Default::default() };
+        events.push(ev(&s, 1, 3, tool_end("c1", ToolKind::Shell, Outcome::Failed, Some(out))));
+        let path = format!("src/{wide}{i}.rs");
+        events.push(ev(&s, 1, 4, Body::FileChanged(FileChanged { path, change: FileChange::Add, tool_call_id: None })));
+        let end = TurnEnded { outcome: Outcome::Completed, stop_reason: None, duration_ms: Some(5), error: None };
+        events.push(ev(&s, 1, 5, Body::TurnEnded(end)));
+    }
+    events
+}
+
+#[test]
+fn markdown_stays_under_the_step_summary_limit_however_many_runs_saying_what_it_left_out() {
+    let r = summarize(&many_sessions(10_000));
+    assert_eq!(r.runs().total, 10_000);
+    let md = to_markdown(&r);
+    assert!(md.len() < MARKDOWN_LIMIT, "{} bytes", md.len());
+    assert!(md.contains("more rows left out to keep the summary small"), "{}", &md[md.len() - 2000..]);
+    // Every table still has its header, its first rows and, for sessions, the total.
+    for title in ["Sessions", "Tool calls that did not complete", "Shell commands", "Files changed", "Input health"] {
+        assert!(md.contains(&format!("### {title}\n")), "{title}");
+    }
+    assert!(md.contains("| **Total** |"));
+    // A few runs are not cut at all.
+    let few = to_markdown(&summarize(&many_sessions(3)));
+    assert!(!few.contains("left out"), "{few}");
+}
+
+#[test]
+fn markdown_mentions_ping_no_one() {
+    let events = vec![
+        ev("s1", 1, 1, Body::TurnStarted(TurnStarted { prompt: None })),
+        ev("s1", 1, 2, shell_start("c1", "git log --author=@octocat; mail me@example.com")),
+        ev("s1", 1, 3, tool_end("c1", ToolKind::Shell, Outcome::Failed, None)),
+        ev(
+            "s1",
+            1,
+            4,
+            Body::TurnEnded(TurnEnded {
+                outcome: Outcome::Failed,
+                stop_reason: None,
+                duration_ms: None,
+                error: Some(ErrorInfo {
+                    category: ErrorCategory::ToolError,
+                    message: "ask @org/team and @alice-b".into(),
+                    action: None,
+                }),
+            }),
+        ),
+    ];
+    let md = to_markdown(&summarize(&events));
+    for name in ["octocat", "example.com", "org/team", "alice-b"] {
+        assert!(!md.contains(&format!("@{name}")), "@{name} in {md}");
+        assert!(md.contains(&format!("@&#8203;{name}")), "{name}: {md}");
+    }
+}

@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use super::model::{limits, Failure, Report, SessionReport};
+use super::model::{limits, Failure, Report, Runs, SessionReport};
 use super::words::{self, count, readable, safe, Mark, Paint, Tone};
-use crate::event::Status;
+use crate::event::{Status, Verdict};
 
 const INDENT: &str = "  ";
 /// Label column width, so values line up.
@@ -22,21 +22,13 @@ pub fn to_text(r: &Report, color: bool) -> String {
     let mut out = String::new();
     let t = r.totals();
     let head = r.headline();
-    let mut facts = vec![
-        count(r.runs.total, "run", "runs"),
-        count(t.sessions, "session", "sessions"),
-        count(t.turns, "turn", "turns"),
-    ];
+    let runs = r.runs();
+    let mut facts = vec![count(runs.total, "run", "runs"), count(t.turns, "turn", "turns")];
     facts.extend(t.duration_ms.map(words::duration));
     let status = head.as_ref().map_or(Status::Completed, |f| f.status);
     let _ = writeln!(out, "{} · {}", mark(p, status, 0), p.paint(Tone::Strong, &facts.join(" · ")));
-    if r.runs.incomplete > 0 {
-        row(
-            &mut out,
-            INDENT,
-            "incomplete",
-            &count(r.runs.incomplete, "run has no summary record", "runs have no summary record"),
-        );
+    if runs.success != runs.total {
+        row(&mut out, INDENT, "verdicts", &verdicts(&runs));
     }
     if let Some(f) = &head {
         grammar(&mut out, INDENT, f);
@@ -64,7 +56,7 @@ pub fn to_text(r: &Report, color: bool) -> String {
         row(&mut out, INDENT, "budget", budget(t.budget));
     }
     out.push('\n');
-    let i = &r.input;
+    let i = &r.input();
     let mut health = format!(
         "{} · {} · {} raw · {} unknown types · {} oversized · redactions: {}",
         count(i.lines, "line", "lines"),
@@ -77,6 +69,9 @@ pub fn to_text(r: &Report, color: bool) -> String {
     if i.invalid > 0 {
         let _ = write!(health, " · {} not readable by summarize", i.invalid);
     }
+    if i.unreadable > 0 {
+        let _ = write!(health, " · {}", count(i.unreadable, "file could not be read", "files could not be read"));
+    }
     row(&mut out, "", "input", &health);
     out
 }
@@ -88,6 +83,9 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
     let _ = writeln!(out, "{} · {}", p.paint(Tone::Strong, &head.join(" · ")), mark(p, s.status, 0));
     if let Some(prompt) = &s.prompt {
         row(out, INDENT, "prompt", &one_line(prompt));
+    }
+    if s.verdict != Verdict::Success {
+        row(out, INDENT, "verdict", s.verdict.as_str());
     }
     if !s.ok && tell_failure {
         grammar(out, INDENT, &Failure { status: s.status, error: s.error.clone(), during: s.during.clone() });
@@ -259,4 +257,10 @@ fn row(out: &mut String, indent: &str, label: &str, value: &str) {
 fn mark(p: Paint, s: Status, width: usize) -> String {
     let m = Mark::status(s);
     p.paint(m.tone, &format!("{:width$}", format!("{} {}", m.glyph, m.word)))
+}
+
+/// `1 success · 2 failed · 1 incomplete`: the verdicts that occur, best first.
+pub(super) fn verdicts(r: &Runs) -> String {
+    let n = [(r.success, "success"), (r.unknown, "unknown"), (r.incomplete, "incomplete"), (r.failed, "failed")];
+    n.iter().filter(|(n, _)| *n > 0).map(|(n, w)| format!("{n} {w}")).collect::<Vec<_>>().join(" · ")
 }

@@ -1,5 +1,5 @@
-//! The algebra of reports, over generated streams: merging is associative and equals
-//! summarizing the concatenated streams, the JSON document reads back as the same report,
+//! The algebra of reports, over generated streams: merging is associative, commutative and
+//! idempotent, and equals summarizing the concatenated streams, the JSON document reads back as the same report,
 //! and the fast way of reading lines equals the typed way.
 
 use proptest::prelude::*;
@@ -175,16 +175,26 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
     #[test]
-    fn merging_is_associative((a, ra) in stream(), (b, rb) in stream(), (c, rc) in stream()) {
-        let (a, b, c) = (summarize(&events_of("a", &a, ra)), summarize(&events_of("b", &b, rb)), summarize(&events_of("c", &c, rc)));
-        let mut left = a.clone();
-        left.merge(b.clone());
-        left.merge(c.clone());
-        let mut bc = b;
-        bc.merge(c);
-        let mut right = a;
-        right.merge(bc);
-        prop_assert_eq!(left, right);
+    fn merging_is_associative_commutative_and_idempotent((a, ra) in stream(), (b, rb) in stream(), (c, rc) in stream(), same in any::<bool>()) {
+        // With `same`, b is a's stream again under a's tags: two parts that hold one run.
+        let (a, b, c) = (
+            summarize(&events_of("a", &a, ra)),
+            if same { summarize(&events_of("a", &a, ra)) } else { summarize(&events_of("b", &b, rb)) },
+            summarize(&events_of("c", &c, rc)),
+        );
+        let m = |x: &Report, y: &Report| {
+            let mut x = x.clone();
+            x.merge(y.clone());
+            x
+        };
+        prop_assert_eq!(m(&m(&a, &b), &c), m(&a, &m(&b, &c)));
+        prop_assert_eq!(m(&a, &b), m(&b, &a));
+        prop_assert_eq!(&m(&a, &a), &a);
+        prop_assert_eq!(m(&a, &m(&a, &b)), m(&a, &b));
+        prop_assert_eq!(m(&a, &b).to_json(), m(&b, &m(&a, &b)).to_json());
+        if same {
+            prop_assert_eq!(m(&a, &b), a);
+        }
     }
 
     #[test]
