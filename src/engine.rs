@@ -18,10 +18,13 @@ use crate::event::*;
 use clock::{format_rfc3339, Clock, Millis};
 pub use recent::Recent;
 pub use shell::{parse_exit_prefix, ExitSource, Update};
-use state::{ApprovalState, SessionState, ToolState};
+use state::{ApprovalState, HeldEnd, Orphan, SessionState, ToolState};
 
 /// How many ended tool calls and settled approvals the engine remembers.
 const RECENT: usize = 4096;
+/// How many calls of a session may wait for their announcement; past that, the oldest is
+/// reported as it is (a call never announced), so memory stays bounded.
+const ORPHANS: usize = 1024;
 
 /// An id of session `i`, as the engine-wide [`Recent`] sets hold it.
 fn scoped(i: usize, id: &str) -> String {
@@ -284,7 +287,7 @@ impl Engine {
             Outcome::Cancelled | Outcome::Timeout => outcome,
             _ => Outcome::Interrupted,
         };
-        self.close_open(tool_outcome);
+        self.close_open(tool_outcome, false);
         let now = self.stamp();
         let duration = self.session().turn_start.and_then(|start| elapsed(start, now));
         let s = self.session();
@@ -366,11 +369,82 @@ impl Engine {
         }
         s.tools.insert(started.tool_call_id.clone(), ToolState::new(&started, ctx.parent_id.clone(), t));
         s.tool_order.push(started.tool_call_id.clone());
-        let meta = Meta::new(Visibility::ALL)
-            .status(Status::Started)
-            .correlation(Some(started.tool_call_id.clone()))
-            .parent(ctx.parent_id);
+        let orphan = s.orphans.remove(&started.tool_call_id);
+        let id = started.tool_call_id.clone();
+        let meta =
+            Meta::new(Visibility::ALL).status(Status::Started).correlation(Some(id.clone())).parent(ctx.parent_id);
         self.emit(Body::ToolStarted(started), meta);
+        if let Some(orphan) = orphan {
+            self.adopt(i, &id, orphan);
+        }
+    }
+
+    /// Gives a call just announced what arrived for it before: its output, and its end.
+    fn adopt(&mut self, i: usize, id: &str, orphan: Orphan) {
+        if let Some(tool) = self.sessions[i].tools.get_mut(id) {
+            tool.shell = orphan.shell;
+        }
+        if let Some(end) = orphan.end {
+            self.end_open_tool(id, end.status, end.error, Some((end.at, end.lines)));
+        }
+    }
+
+    /// The output accumulator of call `id`: the open call's, or, for a call not announced
+    /// yet, the one kept for it until it is; `None` for a call that has ended (a late update).
+    fn shell_of(&mut self, id: &str) -> Option<&mut shell::ShellAccumulator> {
+        let i = self.session_index();
+        if self.sessions[i].tools.contains_key(id) {
+            return self.sessions[i].tools.get_mut(id).map(|t| &mut t.shell);
+        }
+        if self.closed_tools.contains(&scoped(i, id)) {
+            return None;
+        }
+        Some(&mut self.orphan(i, id).shell)
+    }
+
+    /// The record kept for call `id`, not announced yet, in session `i`.
+    fn orphan(&mut self, i: usize, id: &str) -> &mut Orphan {
+        if !self.sessions[i].orphans.contains_key(id) && self.sessions[i].orphans.len() >= ORPHANS {
+            self.release_oldest_orphan(i);
+        }
+        let line = self.line;
+        self.sessions[i].orphans.entry(id.to_owned()).or_insert_with(|| Orphan { line, ..Orphan::default() })
+    }
+
+    fn release_oldest_orphan(&mut self, i: usize) {
+        let oldest = self.sessions[i].orphans.iter().min_by_key(|(id, o)| (o.line, id.as_str())).map(|(id, _)| id);
+        if let Some(id) = oldest.cloned() {
+            let orphan = self.sessions[i].orphans.remove(&id).expect("found");
+            self.release_orphan(i, &id, orphan);
+        }
+    }
+
+    /// Reports what arrived for a call that was never announced: an ended call gets a
+    /// synthesized start; output without an end is dropped, as for any unknown call.
+    fn release_orphan(&mut self, i: usize, id: &str, orphan: Orphan) {
+        if orphan.end.is_none() {
+            return;
+        }
+        let current = self.current;
+        self.current = Some(i);
+        self.tool_started(unknown_tool(id), ToolContext::default());
+        self.adopt(i, id, orphan);
+        self.current = current;
+    }
+
+    /// Marks an open call as running in the background: the end of its turn leaves it open,
+    /// for its own result or the end of input to settle.
+    pub fn tool_backgrounded(&mut self, id: &str) {
+        let id = &*clean_id(id);
+        if let Some(tool) = self.session().tools.get_mut(id) {
+            tool.background = true;
+        }
+    }
+
+    /// True when the open call `id` runs in the background.
+    pub fn tool_is_background(&self, id: &str) -> bool {
+        let id = &*clean_id(id);
+        self.current.and_then(|i| self.sessions[i].tools.get(id)).is_some_and(|t| t.background)
     }
 
     /// True when the tool call is open.
@@ -391,11 +465,17 @@ impl Engine {
         self.current.and_then(|i| self.sessions[i].tools.get(&*clean_id(id))).map(|t| t.name.as_str())
     }
 
-    /// Applies output to an open tool; live text is emitted as `tool.output`.
+    /// Applies output to a tool; live text of an open one is emitted as `tool.output`.
     pub fn tool_output(&mut self, id: &str, stream: Stream, update: Update, text: &str) {
         let id = &*clean_id(id);
         let bound = self.bound;
-        let Some(tool) = self.session().tools.get_mut(id) else { return };
+        let i = self.session_index();
+        let Some(tool) = self.sessions[i].tools.get_mut(id) else {
+            if let Some(shell) = self.shell_of(id) {
+                shell.apply(stream, update, text, bound);
+            }
+            return;
+        };
         let parent = tool.parent_id.clone();
         let Some(new) = tool.shell.apply(stream, update, text, bound) else { return };
         let mut delta = new.to_owned();
@@ -409,43 +489,48 @@ impl Engine {
         self.emit(body, meta);
     }
 
-    /// Records an exit code for an open tool, weighed by its source's precedence.
+    /// Records an exit code for a tool, weighed by its source's precedence.
     pub fn tool_exit(&mut self, id: &str, source: ExitSource, code: i64) {
-        let id = &*clean_id(id);
-        if let Some(tool) = self.session().tools.get_mut(id) {
-            tool.shell.exit(source, code);
+        if let Some(shell) = self.shell_of(&clean_id(id)) {
+            shell.exit(source, code);
         }
     }
 
     /// Marks an open tool's output as shortened by the provider.
     pub fn tool_truncated(&mut self, id: &str) {
-        let id = &*clean_id(id);
-        if let Some(tool) = self.session().tools.get_mut(id) {
-            tool.shell.mark_truncated();
+        if let Some(shell) = self.shell_of(&clean_id(id)) {
+            shell.mark_truncated();
         }
     }
 
-    /// Ends a tool call. Unknown ids get a synthesized `tool.started` first; ids that already
-    /// ended are ignored (a late update never makes a second terminal).
+    /// Ends a tool call; ids that already ended are ignored (a late update never makes a
+    /// second terminal). The end of a call not announced yet (input out of order) is kept
+    /// until it is, or reported at the end of input with a synthesized `tool.started`.
     pub fn tool_ended(&mut self, id: &str, status: ToolStatus, error: Option<ErrorInfo>) {
         let id = &*clean_id(id);
         let i = self.session_index();
         if self.closed_tools.contains(&scoped(i, id)) {
             return;
         }
-        if !self.sessions[i].tools.contains_key(id) {
-            let started = ToolStarted {
-                tool_call_id: id.to_owned(),
-                name: "unknown".into(),
-                qualified: "unknown".into(),
-                kind: ToolKind::Other,
-                target: None,
-                input: None,
-                command: None,
-                cwd: None,
-            };
-            self.tool_started(started, ToolContext::default());
+        if self.sessions[i].tools.contains_key(id) {
+            return self.end_open_tool(id, status, error, None);
         }
+        let (at, line) = (self.stamp(), self.line);
+        let orphan = self.orphan(i, id);
+        if orphan.end.is_none() {
+            orphan.end = Some(HeldEnd { status, error, at, lines: (orphan.line.min(line), line) });
+        }
+    }
+
+    /// Ends an open call, weighing the provider's status against its exit code; `held` is
+    /// an end that arrived before the call, with its own time and lines.
+    fn end_open_tool(
+        &mut self,
+        id: &str,
+        status: ToolStatus,
+        error: Option<ErrorInfo>,
+        held: Option<(Stamp, (u64, u64))>,
+    ) {
         let outcome = {
             let tool = &self.session().tools[id];
             match status {
@@ -460,12 +545,19 @@ impl Engine {
                 },
             }
         };
-        self.finish_tool(id, outcome, error, Source::Agent);
+        self.finish_tool(id, outcome, error, Source::Agent, held);
     }
 
-    fn finish_tool(&mut self, id: &str, outcome: Outcome, error: Option<ErrorInfo>, source: Source) {
+    fn finish_tool(
+        &mut self,
+        id: &str,
+        outcome: Outcome,
+        error: Option<ErrorInfo>,
+        source: Source,
+        held: Option<(Stamp, (u64, u64))>,
+    ) {
         let bound = self.bound;
-        let now = self.stamp();
+        let now = held.map_or_else(|| self.stamp(), |(at, _)| at);
         let i = self.session_index();
         let s = &mut self.sessions[i];
         let Some(tool) = s.tools.remove(id) else { return };
@@ -502,7 +594,8 @@ impl Engine {
             .source(source)
             .severity(severity_of(outcome))
             .correlation(Some(id.to_owned()))
-            .parent(tool.parent_id);
+            .parent(tool.parent_id)
+            .held(held);
         self.emit(body, meta);
     }
 
@@ -600,7 +693,7 @@ impl Engine {
         let s = self.session();
         match scope {
             UsageScope::Total => s.usage = usage,
-            UsageScope::Increment => add_usage(&mut s.usage, &usage),
+            UsageScope::Increment => s.usage.add(&usage),
         }
         self.emit(Body::Usage(usage), Meta::new(Visibility::DETAIL));
     }
@@ -666,10 +759,18 @@ impl Engine {
     fn interrupt_open(&mut self) {
         for i in 0..self.sessions.len() {
             self.current = Some(i);
+            let mut orphans: Vec<(String, Orphan)> = self.sessions[i].orphans.drain().collect();
+            orphans.sort_by(|a, b| (a.1.line, &a.0).cmp(&(b.1.line, &b.0)));
+            for (id, orphan) in orphans {
+                self.release_orphan(i, &id, orphan);
+            }
             if self.sessions[i].turn_open {
                 self.turn_ended(Outcome::Interrupted, None, Some(interrupted_error()));
-            } else if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
-                self.close_open(Outcome::Interrupted);
+            }
+            // Background work outlives its turn: what is still running when the input ends
+            // was cut short too.
+            if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
+                self.close_open(Outcome::Interrupted, true);
                 self.record_error(Outcome::Interrupted, interrupted_error());
             }
         }
@@ -687,9 +788,12 @@ impl Engine {
         }
     }
 
-    fn close_open(&mut self, outcome: Outcome) {
+    /// Closes the open approvals and tool calls of the current session with `outcome`; calls
+    /// running in the background only with `background`.
+    fn close_open(&mut self, outcome: Outcome, background: bool) {
         let s = self.session();
-        let open: Vec<String> = s.tool_order.clone();
+        let open: Vec<String> =
+            s.tool_order.iter().filter(|id| background || !s.tools[id.as_str()].background).cloned().collect();
         let mut approvals: Vec<String> = s.approvals.keys().cloned().collect();
         // A HashMap's order differs between runs; the same input must give the same output.
         approvals.sort();
@@ -708,7 +812,7 @@ impl Engine {
                 }),
                 _ => None,
             };
-            self.finish_tool(&id, outcome, error, Source::Normalizer);
+            self.finish_tool(&id, outcome, error, Source::Normalizer, None);
         }
     }
 
@@ -718,7 +822,7 @@ impl Engine {
         for s in &self.sessions {
             figures.turns += s.turns;
             figures.tools.merge(&s.counts);
-            add_usage(&mut figures.usage, &s.usage);
+            figures.usage.add(&s.usage);
             if let (Some(o), Some(e)) = (s.outcome, &s.error) {
                 if o != Outcome::Completed && first_error.is_none() {
                     first_error = Some((o, e.clone()));
@@ -790,10 +894,13 @@ impl Engine {
 
     fn emit(&mut self, body: Body, meta: Meta) {
         let line = self.line;
-        let first = self.pending_since.take().unwrap_or(line);
+        let mut first = self.pending_since.take().unwrap_or(line);
+        if let Some((_, (from, _))) = meta.held {
+            first = first.min(from);
+        }
         let raw_ref = RawRef::span(first.min(line), line);
         self.line_referenced = true;
-        let timestamp = format_rfc3339(self.time());
+        let timestamp = format_rfc3339(meta.held.map_or_else(|| self.time(), |((at, _), _)| at));
         let s = self.session();
         s.seq += 1;
         let event = Event {
@@ -835,6 +942,20 @@ fn elapsed(start: Stamp, end: Stamp) -> Option<u64> {
     (start.1 == end.1 && end.0 > start.0).then(|| (end.0 - start.0) as u64)
 }
 
+/// The start of a call whose announcement was never seen.
+fn unknown_tool(id: &str) -> ToolStarted {
+    ToolStarted {
+        tool_call_id: id.to_owned(),
+        name: "unknown".into(),
+        qualified: "unknown".into(),
+        kind: ToolKind::Other,
+        target: None,
+        input: None,
+        command: None,
+        cwd: None,
+    }
+}
+
 fn interrupted_error() -> ErrorInfo {
     ErrorInfo {
         category: ErrorCategory::Interrupted,
@@ -851,23 +972,10 @@ fn severity_of(outcome: Outcome) -> Severity {
     }
 }
 
-fn add_usage(total: &mut Usage, u: &Usage) {
-    fn add(a: &mut Option<u64>, b: Option<u64>) {
-        if let Some(b) = b {
-            *a = Some(a.unwrap_or(0) + b);
-        }
-    }
-    add(&mut total.input_tokens, u.input_tokens);
-    add(&mut total.output_tokens, u.output_tokens);
-    add(&mut total.cache_read, u.cache_read);
-    add(&mut total.cache_write, u.cache_write);
-    if let Some(c) = u.cost_usd {
-        total.cost_usd = Some(total.cost_usd.unwrap_or(0.0) + c);
-    }
-}
-
 /// Envelope fields an emitter chooses; the engine fills in the rest.
 struct Meta {
+    /// The time and input lines of an event that arrived before the one it is emitted with.
+    held: Option<(Stamp, (u64, u64))>,
     visibility: Visibility,
     source: Source,
     severity: Severity,
@@ -879,6 +987,7 @@ struct Meta {
 impl Meta {
     fn new(visibility: Visibility) -> Meta {
         Meta {
+            held: None,
             visibility,
             source: Source::Agent,
             severity: Severity::Info,
@@ -905,6 +1014,10 @@ impl Meta {
     }
     fn parent(mut self, p: Option<String>) -> Meta {
         self.parent = p;
+        self
+    }
+    fn held(mut self, held: Option<(Stamp, (u64, u64))>) -> Meta {
+        self.held = held;
         self
     }
 }

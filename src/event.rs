@@ -727,6 +727,23 @@ impl Usage {
     pub fn is_empty(&self) -> bool {
         *self == Usage::default()
     }
+
+    /// Adds another report to this total; what neither knows stays unknown. Counts come from
+    /// the input, so they saturate rather than wrap (or panic) on absurd values.
+    pub fn add(&mut self, other: &Usage) {
+        fn add(a: &mut Option<u64>, b: Option<u64>) {
+            if let Some(b) = b {
+                *a = Some(a.map_or(b, |a| a.saturating_add(b)));
+            }
+        }
+        add(&mut self.input_tokens, other.input_tokens);
+        add(&mut self.output_tokens, other.output_tokens);
+        add(&mut self.cache_read, other.cache_read);
+        add(&mut self.cache_write, other.cache_write);
+        if let Some(c) = other.cost_usd {
+            self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
+        }
+    }
 }
 
 /// Payload of `context.compacted`.

@@ -30,7 +30,7 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::str::FromStr;
 
-use crate::event::{Event, ShellResult, Usage};
+use crate::event::{Event, ShellResult};
 
 /// What a projection's hooks return: go on, or stop reading input (a named early stop).
 pub type Flow = io::Result<ControlFlow<()>>;
@@ -169,20 +169,6 @@ fn output_text(o: &ShellResult) -> String {
         text.push_str(err);
     }
     text
-}
-
-/// Adds one `usage` event to a running total; what is unknown stays unknown.
-fn add_usage(total: &mut Usage, u: &Usage) {
-    fn add<T: std::ops::Add<Output = T> + Copy>(a: &mut Option<T>, b: Option<T>) {
-        if let Some(b) = b {
-            *a = Some(a.map_or(b, |a| a + b));
-        }
-    }
-    add(&mut total.input_tokens, u.input_tokens);
-    add(&mut total.output_tokens, u.output_tokens);
-    add(&mut total.cache_read, u.cache_read);
-    add(&mut total.cache_write, u.cache_write);
-    add(&mut total.cost_usd, u.cost_usd);
 }
 
 /// Runs a projection over events already in memory and returns what it wrote: handy for

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use super::clock::Millis;
 use super::shell::ShellAccumulator;
+use super::ToolStatus;
 use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict};
 
 #[derive(Debug)]
@@ -23,6 +24,9 @@ pub(super) struct SessionState {
     pub tool_order: Vec<String>,
     /// Open approvals.
     pub approvals: HashMap<String, ApprovalState>,
+    /// Output and ends of calls not announced yet (input out of order): they settle the call
+    /// when it is announced, or are reported as they are at the end of input.
+    pub orphans: HashMap<String, Orphan>,
     pub counts: ToolCounts,
     pub usage: Usage,
     pub outcome: Option<Outcome>,
@@ -44,6 +48,7 @@ impl SessionState {
             tools: HashMap::new(),
             tool_order: Vec::new(),
             approvals: HashMap::new(),
+            orphans: HashMap::new(),
             counts: ToolCounts::default(),
             usage: Usage::default(),
             outcome: None,
@@ -84,6 +89,8 @@ pub(super) struct ToolState {
     pub shell: ShellAccumulator,
     /// Its approval was rejected: a failed or cancelled end is a denial.
     pub rejected: bool,
+    /// It runs in the background: it outlives the turn that started it.
+    pub background: bool,
 }
 
 impl ToolState {
@@ -96,6 +103,7 @@ impl ToolState {
             started_at,
             shell: ShellAccumulator::default(),
             rejected: false,
+            background: false,
         }
     }
 
@@ -109,6 +117,26 @@ impl ToolState {
             self.kind = s.kind;
         }
     }
+}
+
+/// What arrived for a call before the call itself.
+#[derive(Debug, Default)]
+pub(super) struct Orphan {
+    pub shell: ShellAccumulator,
+    /// How it ended, when its end came too.
+    pub end: Option<HeldEnd>,
+    /// The first input line that spoke of it.
+    pub line: u64,
+}
+
+/// A tool call's end, kept until the call is announced.
+#[derive(Debug)]
+pub(super) struct HeldEnd {
+    pub status: ToolStatus,
+    pub error: Option<ErrorInfo>,
+    /// When it ended, and the lines it came from.
+    pub at: (Millis, bool),
+    pub lines: (u64, u64),
 }
 
 #[derive(Debug)]

@@ -181,3 +181,85 @@ fn an_unnamed_session_never_takes_a_name_a_provider_gave() {
     e.use_session("s3", "x");
     assert_eq!(e.current, Some(1));
 }
+
+#[test]
+fn a_background_call_outlives_its_turn_and_is_interrupted_only_when_the_input_ends() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.tool_started(shell("bg", "sleep 9"), ToolContext::default());
+    e.tool_started(shell("fg", "ls"), ToolContext::default());
+    e.tool_backgrounded("bg");
+    e.turn_ended(Outcome::Completed, None, None);
+    let evs: Vec<Event> = e.drain().collect();
+    // The turn's end interrupts the call in the foreground only.
+    assert_eq!(types(&evs), ["turn.started", "tool.started", "tool.started", "tool.interrupted", "turn.completed"]);
+    assert!(e.tool_is_open("bg") && e.tool_is_background("bg"));
+    e.begin_line(2, false);
+    e.tool_output("bg", Stream::Combined, Update::Final, "done\n");
+    e.tool_ended("bg", ToolStatus::Completed, None);
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["tool.completed"]);
+
+    // One still running at the end of input is cut short, and the run with it.
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.tool_started(shell("bg", "sleep 9"), ToolContext::default());
+    e.tool_backgrounded("bg");
+    e.turn_ended(Outcome::Completed, None, None);
+    let summary = e.finish(BTreeMap::new());
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["turn.started", "tool.started", "turn.completed", "tool.interrupted"]);
+    let Body::Summary(s) = summary.body else { panic!() };
+    assert_eq!(s.error.map(|e| e.category), Some(ErrorCategory::Interrupted));
+}
+
+#[test]
+fn a_result_before_its_call_settles_the_call_when_it_arrives() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.end_line();
+    e.drain().for_each(drop);
+    e.begin_line(2, false);
+    e.set_time(1_000);
+    e.tool_output("t1", Stream::Combined, Update::Final, "out\n");
+    e.tool_exit("t1", ExitSource::Structured, 3);
+    e.tool_ended("t1", ToolStatus::Completed, None);
+    e.end_line();
+    assert!(e.drain().next().is_none(), "nothing is said of a call before it is announced");
+    e.begin_line(3, false);
+    e.set_time(2_000);
+    e.tool_started(shell("t1", "false"), ToolContext::default());
+    e.end_line();
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["tool.started", "tool.failed"]);
+    let Body::ToolEnded(t) = &evs[1].body else { panic!() };
+    let out = t.output.as_ref().unwrap();
+    assert_eq!((out.exit_code, out.stdout.as_deref()), (Some(3), Some("out\n")));
+    // The end keeps its own time and lines.
+    assert_eq!(evs[1].timestamp, "1970-01-01T00:00:01.000Z");
+    assert_eq!(evs[1].raw_ref, RawRef { line: 2, end_line: Some(3) });
+}
+
+#[test]
+fn an_end_whose_call_never_comes_is_reported_at_the_end_of_input() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.turn_started(None);
+    e.tool_output("lost", Stream::Combined, Update::Final, "partial");
+    e.tool_ended("never", ToolStatus::Failed, None);
+    e.turn_ended(Outcome::Completed, None, None);
+    e.finish(BTreeMap::new());
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs), ["turn.started", "turn.completed", "tool.started", "tool.failed"]);
+    assert!(matches!(&evs[2].body, Body::ToolStarted(t) if t.tool_call_id == "never" && t.name == "unknown"));
+}
+
+#[test]
+fn usage_adds_up_and_saturates_instead_of_wrapping() {
+    let mut total = Usage { input_tokens: Some(u64::MAX), ..Usage::default() };
+    total.add(&Usage { input_tokens: Some(2), output_tokens: Some(5), ..Usage::default() });
+    assert_eq!((total.input_tokens, total.output_tokens, total.cache_read), (Some(u64::MAX), Some(5), None));
+}

@@ -12,7 +12,7 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{add_usage, output_text, Flow, Projection};
+use super::{output_text, Flow, Projection};
 use crate::event::{Body, Decision, ErrorInfo, Event, Outcome, RawRef, Role, Summary, Usage, Visibility};
 
 /// The SSE projection.
@@ -345,7 +345,7 @@ impl Projection for Sse {
                     serde_json::to_value(f.change).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
                 self.frame(out, ev, status(&word, "file_change", f.path.clone()))?;
             }
-            Body::Usage(u) => add_usage(&mut self.usage, u),
+            Body::Usage(u) => self.usage.add(u),
             Body::ContextCompacted(c) => self.frame(out, ev, status("compacted", "context", c.reason.clone()))?,
             Body::Warning(w) => self.frame(out, ev, status("warning", "message", w.message.clone()))?,
             Body::Raw(r) => self.frame(out, ev, Frame::Raw { role: "system", kind: "raw", content: r.line.clone() })?,

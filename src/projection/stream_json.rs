@@ -14,7 +14,7 @@ use self::wire::{
     claude_tool, Block, ClaudeUsage, Compact, Denial, Final, Inner, Kind, Line, Message, System, ToolUseResult,
 };
 use super::calls::{Call, Calls};
-use super::{add_usage, output_text, Flow, Projection};
+use super::{output_text, Flow, Projection};
 use crate::event::{
     Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, SessionStarted, Status, Summary, ToolEnded, Usage, Visibility,
 };
@@ -243,7 +243,7 @@ impl Projection for StreamJson {
                 self.calls.start(ev, s);
             }
             Body::TurnStarted(_) => self.turns += 1,
-            Body::Usage(u) => add_usage(&mut self.usage, u),
+            Body::Usage(u) => self.usage.add(u),
             Body::TurnEnded(t) => {
                 if let Some(e) = &t.error {
                     self.last_error = Some((t.outcome, e.clone()));
