@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::event::*;
 use clock::{format_rfc3339, Clock, Millis};
 pub use recent::Recent;
-pub use shell::{parse_exit_prefix, ExitSource, Update};
+pub use shell::{parse_exit_in, parse_exit_prefix, ExitSource, Update};
 use state::{ApprovalState, HeldEnd, Orphan, SessionState, ToolState};
 
 /// How many ended tool calls and settled approvals the engine remembers.
@@ -875,6 +875,18 @@ impl Engine {
     /// Records the session's wall time as the provider reported it.
     pub fn set_session_duration(&mut self, ms: u64) {
         self.session().duration_ms = Some(ms);
+    }
+
+    /// Adds a stretch of the session's wall time the provider reported (one of several
+    /// results of a session).
+    pub fn add_session_duration(&mut self, ms: u64) {
+        let s = self.session();
+        s.duration_ms = Some(s.duration_ms.unwrap_or(0).saturating_add(ms));
+    }
+
+    /// How many turns the current session has had.
+    pub fn turns(&self) -> u64 {
+        self.current.map_or(0, |i| self.sessions[i].turns)
     }
 
     // ------------------------------------------------------------- emitting ----

@@ -3,6 +3,7 @@
 mod support;
 
 mod acp;
+mod agents;
 mod bad_input;
 mod detect;
 mod docs;

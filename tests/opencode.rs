@@ -74,7 +74,7 @@ fn every_step_adds_its_usage() {
 }
 
 #[test]
-fn reasoning_counts_as_output_and_the_cache_as_input() {
+fn reasoning_counts_as_output_and_the_cache_stays_apart_from_the_input() {
     let step = |cost: f64| {
         ev(
             "step_finish",
@@ -84,7 +84,8 @@ fn reasoning_counts_as_output_and_the_cache_as_input() {
     };
     let events = normalize_lines(&[start(), step(0.25), start(), step(0.5), finish("stop")]);
     let usage = &events.last().unwrap()["payload"]["usage"];
-    assert_eq!(usage["input_tokens"], 2 * 142 + 10);
+    // `finish("stop")` adds 10 input and 1 output of its own.
+    assert_eq!(usage["input_tokens"], 2 * 100 + 10);
     assert_eq!(usage["output_tokens"], 2 * 15 + 1);
     assert_eq!(
         (&usage["cache_read"], &usage["cache_write"], &usage["cost_usd"]),

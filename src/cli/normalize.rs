@@ -123,16 +123,7 @@ impl Command for Args {
             for item in &mut batch {
                 match item {
                     Item::Event(ev) => {
-                        if let Body::Raw(r) = &ev.body {
-                            if r.reason != RawReason::UnknownType && r.reason != RawReason::UnknownProvider {
-                                rejected = true;
-                                diag.say(&format!(
-                                    "line {}: kept as a raw event ({})",
-                                    ev.raw_ref.line,
-                                    reason_text(r.reason)
-                                ));
-                            }
-                        }
+                        rejected |= say_rejected(ev, &mut diag);
                         stages.write(ev, &mut out)?;
                     }
                     Item::Note(note) => diag.say(note),
@@ -158,6 +149,7 @@ impl Command for Args {
             diag.say(&note);
         }
         for mut ev in norm.drain() {
+            rejected |= say_rejected(&ev, &mut diag);
             stages.write(&mut ev, &mut out)?;
         }
         stages.write(&mut summary, &mut out)?;
@@ -254,6 +246,17 @@ fn hand_over(batch: &mut Vec<Item>, flush: bool, tx: &SyncSender<Vec<Item>>, wri
         *batch = done;
         batch.clear();
     }
+    true
+}
+
+/// Says on stderr that a line was kept as a `raw` event because it could not be read;
+/// true when `ev` is such an event (the input was then partly rejected).
+fn say_rejected(ev: &Event, diag: &mut Diagnostics) -> bool {
+    let Body::Raw(r) = &ev.body else { return false };
+    if matches!(r.reason, RawReason::UnknownType | RawReason::UnknownProvider) {
+        return false;
+    }
+    diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
     true
 }
 

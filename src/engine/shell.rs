@@ -130,9 +130,39 @@ pub fn parse_exit_prefix(text: &str) -> Option<(i64, &str)> {
     Some((num.trim().parse().ok()?, after))
 }
 
+/// Finds an exit status stated in prose (`… completed (exit code 0)`, `Exit Code: 4`,
+/// `exited with code 2`): the last such phrase's number, case aside.
+pub fn parse_exit_in(text: &str) -> Option<i64> {
+    const PHRASES: [&str; 2] = ["exit code", "exited with code"];
+    let lower = text.to_ascii_lowercase();
+    let mut found = None;
+    for phrase in PHRASES {
+        for (at, _) in lower.match_indices(phrase) {
+            let rest = lower[at + phrase.len()..].trim_start_matches([':', ' ']);
+            let digits = rest.char_indices().take_while(|&(i, c)| c.is_ascii_digit() || (i == 0 && c == '-')).count();
+            if let Ok(code) = rest[..digits].parse::<i64>() {
+                if found.is_none_or(|(a, _)| at > a) {
+                    found = Some((at, code));
+                }
+            }
+        }
+    }
+    found.map(|(_, code)| code)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn exit_statuses_in_prose_are_found_and_others_are_not() {
+        assert_eq!(parse_exit_in("Background command \"x\" completed (exit code 0)"), Some(0));
+        assert_eq!(parse_exit_in("Output: a\nExit Code: 4\nSignal: (none)"), Some(4));
+        assert_eq!(parse_exit_in("[Command exited with code -1]"), Some(-1));
+        assert_eq!(parse_exit_in("exit code 1, then exit code 2"), Some(2));
+        assert_eq!(parse_exit_in("the exit code is unknown"), None);
+        assert_eq!(parse_exit_in("exit code: -"), None);
+    }
 
     #[test]
     fn explicit_beats_structured_beats_text() {

@@ -1,32 +1,45 @@
-//! Claude Code `--output-format stream-json` (with or without `--include-partial-messages`).
+//! Claude Code `--output-format stream-json` (with or without `--include-partial-messages`),
+//! and the streams printed in its shape (Qwen Code).
 //!
 //! `system/init` starts the session and its turn; each content block of an assistant message
 //! arrives as its own `assistant` line; tool results come back in `user` lines, with a
-//! structured `tool_use_result` beside them; `result` ends the turn. Some facts are only in
-//! text and are part of the dialect: `Exit code N` first in a failed Bash result, a blocked
-//! or not-granted permission, and a rejected tool followed by `[Request interrupted by user…]`
-//! (a cancellation, decided one line later).
+//! structured `tool_use_result` and (2.1.3xx) `tool_result_meta` beside them; `result` ends
+//! the turn. Structured fields are read first: `system/permission_denied` and a `reject`
+//! permission decision are denials, `non_execution_kind` says a call never ran. Some facts
+//! are only in text and are part of the dialect, read when no field says them: `Exit code N`
+//! first in a failed Bash result, a blocked or not-granted permission, a rejected tool followed
+//! by `[Request interrupted by user…]` (a cancellation, decided one line later), Qwen's
+//! `Exit Code: N` block and `[Operation Cancelled]`.
+//!
+//! Background work (module `tasks`) outlives its turn. A process that wakes for it prints a
+//! second `system/init` and `result` (`result_index` 1): the init, arriving while a turn is
+//! open, announces the turn that starts when the open one's result arrives; figures of a
+//! `result` count from the process's start, so each result adds what is new since the last.
 
+mod tasks;
+mod tools;
 mod wire;
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{
-    parse_exit_prefix, provider_error, Engine, ExitSource, Recent, ToolContext, ToolStatus, Update, UsageScope,
+    parse_exit_prefix, provider_error, Engine, ExitSource, Recent, ToolStatus, Update, UsageScope,
 };
-use crate::event::{
-    ErrorCategory, ErrorInfo, FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind,
-    ToolStarted, Usage,
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, Usage};
+use tasks::Tasks;
+use tools::{shell_block, tool_use};
+use wire::{
+    AssistantLine, Block, Content, Delta, RateLimitLine, Result as WireResult, StreamEvent, StreamLine,
+    ToolUseResult, UserLine, Wire,
 };
-use wire::{Block, Content, Delta, Message, Result as WireResult, StreamEvent, ToolUseResult, Wire};
 
-/// The Claude Code parser.
+/// The Claude Code parser (also Qwen Code's).
 #[derive(Debug)]
 pub struct Claude {
+    /// The provider a run is named after when its init does not say (it is missing).
+    provider: &'static str,
     /// Recent messages whose text already arrived as partial deltas; their full blocks are
     /// skipped. The full message follows its deltas closely, so a few are enough.
     streamed: Recent,
@@ -38,18 +51,54 @@ pub struct Claude {
     interrupted: bool,
     /// File-editing tool calls still open, with the file they edit.
     edits: HashMap<String, String>,
+    /// Calls that asked to run in the background (`run_in_background`).
+    background: HashMap<String, ()>,
+    tasks: Tasks,
+    /// An init arrived while a turn was open: the process woke for background work, and its
+    /// next turn starts when the open one ends.
+    reentry: bool,
+    /// The process's figures as of its last `result`, so the next adds only what is new.
+    reported: Reported,
+    /// Why the subscription refused requests, when a rate limit said so.
+    rate_limited: Option<String>,
 }
 
-impl Default for Claude {
-    fn default() -> Claude {
-        Claude { streamed: Recent::new(16), streaming: None, rejected: None, interrupted: false, edits: HashMap::new() }
+/// What a process's results have reported so far.
+#[derive(Debug, Default, Clone, Copy)]
+struct Reported {
+    usage: Usage,
+    cost: f64,
+}
+
+impl Claude {
+    /// A parser that names runs without an init after `provider`.
+    pub fn named(provider: &'static str) -> Claude {
+        Claude {
+            provider,
+            streamed: Recent::new(16),
+            streaming: None,
+            rejected: None,
+            interrupted: false,
+            edits: HashMap::new(),
+            background: HashMap::new(),
+            tasks: Tasks::default(),
+            reentry: false,
+            reported: Reported::default(),
+            rate_limited: None,
+        }
     }
 }
 
 /// The name Claude Code's sessions give as their provider.
-const PROVIDER: &str = "claude-code";
+pub(super) const PROVIDER: &str = "claude-code";
+/// Qwen Code's.
+pub(super) const QWEN: &str = "qwen-code";
 const REJECTED: &str = "The user doesn't want to proceed with this tool use";
 const INTERRUPTED: &str = "[Request interrupted by user";
+/// Qwen Code's result for a call the user cancelled.
+const QWEN_CANCELLED: &str = "[Operation Cancelled]";
+/// Qwen Code reports API errors as assistant text starting so.
+const QWEN_API_ERROR: &str = "[API Error: ";
 
 impl Parse for Claude {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
@@ -58,27 +107,22 @@ impl Parse for Claude {
             engine.set_time(ts);
         }
         if let Some(id) = self.rejected.take() {
-            let cancelled = matches!(&wire, Wire::User { message, .. } if message.content.texts().any(|t| t.starts_with(INTERRUPTED)));
+            let cancelled = matches!(&wire, Wire::User(l) if l.message.content.texts().any(|t| t.starts_with(INTERRUPTED)));
             end_rejected(engine, &id, cancelled);
         }
         match wire {
             Wire::System(sys) => self.system(sys, engine)?,
-            Wire::Assistant { message, parent_tool_use_id, session_id } => {
-                if let Some(s) = session_id.as_deref() {
-                    engine.use_session(s, PROVIDER);
-                }
-                engine.ensure_turn();
-                self.assistant(message, parent_tool_use_id, engine);
+            Wire::Assistant(l) => {
+                self.enter(engine, l.session_id.as_deref());
+                self.assistant(l, engine);
             }
-            Wire::User { message, parent_tool_use_id, tool_use_result, session_id, .. } => {
-                if let Some(s) = session_id.as_deref() {
-                    engine.use_session(s, PROVIDER);
-                }
-                engine.ensure_turn();
-                self.user(message, parent_tool_use_id, tool_use_result, engine);
+            Wire::User(l) => {
+                self.enter(engine, l.session_id.as_deref());
+                self.user(l, engine);
             }
             Wire::Result(r) => self.result(r, engine),
-            Wire::StreamEvent { event, parent_tool_use_id } => self.stream_event(event, parent_tool_use_id, engine),
+            Wire::StreamEvent(l) => self.stream_event(l, engine),
+            Wire::RateLimit(l) => self.rate_limit(l, engine),
         }
         Ok(())
     }
@@ -87,6 +131,7 @@ impl Parse for Claude {
         if let Some(id) = self.rejected.take() {
             end_rejected(engine, &id, false);
         }
+        self.tasks.finish(engine);
     }
 }
 
@@ -106,18 +151,50 @@ fn end_rejected(engine: &mut Engine, id: &str, cancelled: bool) {
 }
 
 impl Claude {
-    fn system(&mut self, sys: wire::System, engine: &mut Engine) -> Result<(), LineError> {
+    /// Switches to the line's session and makes sure a turn is open.
+    fn enter(&self, engine: &mut Engine, session: Option<&str>) {
+        if let Some(s) = session {
+            engine.use_session(s, self.provider);
+        }
+        engine.ensure_turn();
+    }
+
+    fn system(&mut self, sys: Box<wire::System>, engine: &mut Engine) -> Result<(), LineError> {
         match sys.subtype.as_str() {
             "init" => {
+                let version = match sys.qwen_code_version {
+                    Some(v) => {
+                        self.provider = QWEN;
+                        Some(v)
+                    }
+                    None if sys.claude_code_version.is_some() => {
+                        self.provider = PROVIDER;
+                        sys.claude_code_version
+                    }
+                    None => None,
+                };
+                let provider = self.provider;
                 let info = SessionStarted {
-                    provider: PROVIDER.into(),
-                    provider_version: sys.claude_code_version,
+                    provider: provider.into(),
+                    provider_version: version,
                     model: sys.model,
                     cwd: sys.cwd,
                     tools: sys.tools,
                 };
                 engine.session_started(sys.session_id.as_deref(), info);
-                engine.turn_started(None);
+                // An init during a turn is the process waking for background work: the turn
+                // it announces starts when the open one's result ends it.
+                if engine.turn_is_open() {
+                    self.reentry = true;
+                } else {
+                    engine.turn_started(None);
+                }
+            }
+            "permission_denied" => {
+                if let Some(id) = sys.task.tool_use_id.as_deref() {
+                    let message = sys.message.unwrap_or_else(|| "a permission rule refused the tool call".into());
+                    engine.tool_ended(id, ToolStatus::Denied, Some(denial(message)));
+                }
             }
             "api_retry" => {
                 let status = sys.error_status.map_or_else(String::new, |s| format!(" after HTTP {s}"));
@@ -131,32 +208,36 @@ impl Claude {
                 let reason = sys.compact_metadata.and_then(|m| m.trigger).unwrap_or_else(|| "auto".into());
                 engine.compacted(reason);
             }
+            "task_started" => self.tasks.started(sys.task()),
+            "task_updated" => self.tasks.updated(sys.task()),
+            "task_notification" => self.tasks.notified(sys.task(), engine),
             // Progress chatter: the tool events already tell the story.
-            "status"
-            | "task_started"
-            | "task_progress"
-            | "task_updated"
-            | "task_notification"
-            | "hook_started"
-            | "hook_response"
-            | "background_tasks_changed"
+            "status" | "task_progress" | "hook_started" | "hook_response" | "background_tasks_changed"
             | "thinking_tokens" => {}
             other => return Err(LineError::UnknownType(format!("system/{other}"))),
         }
         Ok(())
     }
 
-    fn assistant(&mut self, message: Message, parent: Option<String>, engine: &mut Engine) {
+    fn assistant(&mut self, l: AssistantLine, engine: &mut Engine) {
+        let message = l.message;
+        let parent = l.parent_tool_use_id;
         let streamed = message.id.as_ref().is_some_and(|id| self.streamed.contains(id));
         let synthetic = message.model.as_deref() == Some("<synthetic>");
         for block in message.content.into_blocks() {
             match block {
-                // Claude Code reports API errors as a made-up assistant message; the
-                // `result` that follows fails the turn, so this is a warning, not model text.
-                Block::Text { text } if synthetic => engine.warning(text, Some("PROVIDER_ERROR".into())),
+                // API errors come as a made-up assistant message (Claude Code's model is
+                // `<synthetic>`, Qwen's text says so); the `result` that follows fails the
+                // turn, so this is a warning, not model text.
+                Block::Text { text } if synthetic || text.starts_with(QWEN_API_ERROR) => {
+                    engine.warning(text, Some("PROVIDER_ERROR".into()));
+                }
                 Block::Text { text } if !streamed => engine.text(Role::Assistant, text, parent.clone()),
                 Block::Thinking { thinking } if !streamed => engine.reasoning(thinking, parent.clone()),
                 Block::ToolUse { id, name, input } => {
+                    if tools::runs_in_background(&input) {
+                        self.background.insert(id.clone(), ());
+                    }
                     if let Some(path) = tool_use(engine, &id, name, input, parent.clone()) {
                         self.edits.insert(id, path);
                     }
@@ -166,18 +247,26 @@ impl Claude {
         }
     }
 
-    fn user(&mut self, message: Message, parent: Option<String>, result: Option<ToolUseResult>, engine: &mut Engine) {
-        let mut result = result;
-        for block in message.content.into_blocks() {
+    fn user(&mut self, l: UserLine, engine: &mut Engine) {
+        let mut result = l.tool_use_result;
+        // Harness-injected messages (a compaction summary, a hook's note) are not the user's.
+        let role = if l.is_synthetic { Role::System } else { Role::User };
+        for block in l.message.content.into_blocks() {
             match block {
                 Block::ToolResult { tool_use_id, content, is_error } => {
-                    self.tool_result(engine, &tool_use_id, content, is_error, result.take());
+                    let meta = l.tool_result_meta.iter().find(|m| m.id.as_deref() == Some(tool_use_id.as_str()));
+                    let never_ran = meta.and_then(|m| m.non_execution_kind.as_deref()).is_some();
+                    let refused = meta
+                        .and_then(|m| m.permission_decision.as_ref())
+                        .is_some_and(|d| d.decision.as_deref() == Some("reject"));
+                    let said = Said { is_error, never_ran, refused };
+                    self.tool_result(engine, &tool_use_id, content, said, result.take());
                 }
                 Block::Text { text } => {
                     if text.starts_with(INTERRUPTED) {
                         self.interrupted = true;
                     }
-                    engine.text(Role::User, text, parent.clone());
+                    engine.text(role, text, l.parent_tool_use_id.clone());
                 }
                 _ => {}
             }
@@ -189,30 +278,42 @@ impl Claude {
         engine: &mut Engine,
         id: &str,
         content: Option<Content>,
-        is_error: bool,
+        said: Said,
         structured: Option<ToolUseResult>,
     ) {
         let text = content.map(Content::joined).unwrap_or_default();
-        if is_error && text.starts_with(REJECTED) {
+        let edited = self.edits.remove(id);
+        if said.refused {
+            return engine.tool_ended(id, ToolStatus::Denied, Some(denial(first_line(&text).to_owned())));
+        }
+        if said.is_error && (said.never_ran || text.starts_with(REJECTED)) {
+            // Rejected at the prompt: a cancellation if the next line says the run was
+            // interrupted with it, else a denial.
             self.rejected = Some(id.to_owned());
             return;
         }
+        if said.is_error && text.starts_with(QWEN_CANCELLED) {
+            let error = ErrorInfo { category: ErrorCategory::Cancelled, message: text, action: None };
+            return engine.tool_ended(id, ToolStatus::Cancelled, Some(error));
+        }
         let mut body = text.as_str();
-        if is_error {
+        if said.is_error {
             if let Some((code, rest)) = parse_exit_prefix(body) {
                 engine.tool_exit(id, ExitSource::ParsedText, code);
                 body = rest;
             }
         }
         let preview = body.starts_with("<persisted-output>");
-        let edited = self.edits.remove(id);
+        let background = self.background.remove(id).is_some() || self.tasks.is_running(id);
         match structured {
-            Some(ToolUseResult::File { kind, file_path }) if !is_error => {
+            Some(ToolUseResult::File { kind, file_path }) if !said.is_error => {
                 let change = if kind.as_deref() == Some("create") { FileChange::Add } else { FileChange::Update };
                 engine.tool_output(id, Stream::Combined, Update::Final, body);
                 engine.file_changed(edited.unwrap_or(file_path), change, Some(id.to_owned()));
             }
-            Some(ToolUseResult::Shell { stdout, stderr, persisted_output_path, interrupted }) if !is_error => {
+            Some(ToolUseResult::Shell { stdout, stderr, persisted_output_path, interrupted, background_task_id })
+                if !said.is_error =>
+            {
                 engine.tool_output(id, Stream::Stdout, Update::Final, &stdout);
                 if let Some(e) = stderr.filter(|e| !e.is_empty()) {
                     engine.tool_output(id, Stream::Stderr, Update::Final, &e);
@@ -224,80 +325,185 @@ impl Claude {
                     engine.tool_ended(id, ToolStatus::Cancelled, None);
                     return;
                 }
+                if background || background_task_id.is_some() {
+                    return to_background(engine, id, body);
+                }
             }
+            Some(ToolUseResult::Async) if !said.is_error => return to_background(engine, id, body),
             _ => {
-                let update = if preview { Update::Preview } else { Update::Final };
-                engine.tool_output(id, Stream::Combined, update, body);
+                if let Some(block) = shell_block(body) {
+                    engine.tool_output(id, Stream::Combined, Update::Final, block.output);
+                    if let Some(e) = block.error {
+                        engine.tool_output(id, Stream::Stderr, Update::Final, e);
+                    }
+                    if let Some(code) = block.exit_code {
+                        engine.tool_exit(id, ExitSource::ParsedText, code);
+                    }
+                } else {
+                    let update = if preview { Update::Preview } else { Update::Final };
+                    engine.tool_output(id, Stream::Combined, update, body);
+                }
+                if !said.is_error {
+                    if background {
+                        return to_background(engine, id, body);
+                    }
+                    if let Some(path) = edited {
+                        // No structured result (Qwen): the call's own file, as it says.
+                        let created = body.starts_with("Successfully created");
+                        let change = if created { FileChange::Add } else { FileChange::Update };
+                        engine.file_changed(path, change, Some(id.to_owned()));
+                    }
+                }
             }
         }
-        let status = if !is_error {
+        let status = if !said.is_error {
             ToolStatus::Completed
         } else if is_permission_denial(body) {
             ToolStatus::Denied
         } else {
             ToolStatus::Failed
         };
-        let error = (status == ToolStatus::Denied).then(|| ErrorInfo {
-            category: ErrorCategory::PermissionDenied,
-            message: first_line(body).to_owned(),
-            action: Some("allow the tool or directory in Claude Code's permission settings, then re-run".into()),
-        });
+        let error = (status == ToolStatus::Denied).then(|| denial(first_line(body).to_owned()));
         engine.tool_ended(id, status, error);
     }
 
     fn result(&mut self, r: WireResult, engine: &mut Engine) {
         if let Some(s) = r.session_id.as_deref() {
-            engine.use_session(s, PROVIDER);
+            engine.use_session(s, self.provider);
         }
-        engine.ensure_turn();
-        if let Some(u) = &r.usage {
-            let usage = Usage {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                cache_read: u.cache_read_input_tokens,
-                cache_write: u.cache_creation_input_tokens,
-                cost_usd: r.total_cost_usd,
-            };
-            engine.usage(usage, UsageScope::Total);
+        // A result whose turn already ended (a second report of the same process without
+        // an init before it) adds its figures to the session; it opens no turn of its own.
+        if !engine.turn_is_open() && engine.turns() == 0 {
+            engine.ensure_turn();
         }
+        self.usage(&r, engine);
         for d in &r.permission_denials {
             engine.tool_ended(&d.tool_use_id, ToolStatus::Denied, None);
         }
         if let Some(ms) = r.duration_ms {
-            engine.set_turn_duration(ms);
-            engine.set_session_duration(ms);
+            if engine.turn_is_open() {
+                engine.set_turn_duration(ms);
+            }
+            engine.add_session_duration(ms);
         }
-        let message = r.result.clone().unwrap_or_default();
+        let message = r.error.and_then(|e| e.message).or(r.result).unwrap_or_default();
         let (outcome, error) = match r.subtype.as_str() {
             _ if r.api_error_status.is_some() => (Outcome::Failed, Some(provider_error(&message, r.api_error_status))),
             "success" if !r.is_error => (Outcome::Completed, None),
             "error_during_execution" if self.interrupted => (Outcome::Cancelled, Some(cancelled())),
             "error_max_turns" => (
                 Outcome::Failed,
-                Some(limit(
-                    ErrorCategory::MaxTurns,
-                    "the agent reached its turn limit",
-                    "raise --max-turns or split the task",
-                )),
+                Some(limit(ErrorCategory::MaxTurns, "the agent reached its turn limit", "raise --max-turns or split the task")),
             ),
             "error_max_budget_usd" => (
                 Outcome::Failed,
-                Some(limit(
-                    ErrorCategory::BudgetExceeded,
-                    "the agent reached its budget",
-                    "raise the budget or split the task",
-                )),
+                Some(limit(ErrorCategory::BudgetExceeded, "the agent reached its budget", "raise the budget or split the task")),
             ),
-            _ => {
-                let msg = if message.is_empty() { format!("the run ended with {}", r.subtype) } else { message };
+            subtype => {
+                // `success` with `is_error` contradicts itself: a failure, with its reason.
+                let msg = match (&self.rate_limited, message.is_empty()) {
+                    (Some(limit), true) => limit.clone(),
+                    (Some(limit), false) => format!("{limit}: {message}"),
+                    (None, true) => format!("the run ended with {subtype}"),
+                    (None, false) => message,
+                };
                 (Outcome::Failed, Some(provider_error(&msg, None)))
             }
         };
         engine.turn_ended(outcome, r.stop_reason, error);
+        if std::mem::take(&mut self.reentry) {
+            engine.turn_started(None);
+        }
     }
 
-    fn stream_event(&mut self, event: StreamEvent, parent: Option<String>, engine: &mut Engine) {
-        match event {
+    /// Adds what the result reports beyond what the process reported before: the figures of
+    /// every model (subagents' included) when the result gives them per process, else the
+    /// result's own.
+    fn usage(&mut self, r: &WireResult, engine: &mut Engine) {
+        let again = r.result_index.is_some_and(|i| i > 0);
+        if !again {
+            self.reported = Reported::default();
+        }
+        let total = match (&r.model_usage, r.result_index) {
+            (Some(models), Some(_)) if !models.is_empty() => models.values().fold(Usage::default(), |mut t, m| {
+                t.add(&Usage {
+                    input_tokens: m.input_tokens,
+                    output_tokens: m.output_tokens,
+                    cache_read: m.cache_read_input_tokens,
+                    cache_write: m.cache_creation_input_tokens,
+                    cost_usd: None,
+                });
+                t
+            }),
+            _ => {
+                let Some(u) = &r.usage else { return self.cost_only(r, engine) };
+                // Claude's `input_tokens` leaves the cache out; Qwen's counts the cache read in.
+                let input = if self.provider == QWEN {
+                    u.input_tokens.map(|i| i.saturating_sub(u.cache_read_input_tokens.unwrap_or(0)))
+                } else {
+                    u.input_tokens
+                };
+                let mut own = Usage {
+                    input_tokens: input,
+                    output_tokens: u.output_tokens,
+                    cache_read: u.cache_read_input_tokens,
+                    cache_write: u.cache_creation_input_tokens,
+                    cost_usd: None,
+                };
+                own.add(&self.reported.usage);
+                own
+            }
+        };
+        let mut new = since(&total, &self.reported.usage);
+        new.cost_usd = self.new_cost(r);
+        self.reported.usage = total;
+        if !(again && is_nothing(&new)) {
+            engine.usage(new, UsageScope::Increment);
+        }
+    }
+
+    fn cost_only(&mut self, r: &WireResult, engine: &mut Engine) {
+        let new = Usage { cost_usd: self.new_cost(r), ..Usage::default() };
+        if !(r.result_index.is_some_and(|i| i > 0) && is_nothing(&new)) {
+            engine.usage(new, UsageScope::Increment);
+        }
+    }
+
+    /// The cost the result adds: `total_cost_usd` counts from the process's start.
+    fn new_cost(&mut self, r: &WireResult) -> Option<f64> {
+        let total = r.total_cost_usd?;
+        let new = (total - self.reported.cost).max(0.0);
+        self.reported.cost = total;
+        Some(new)
+    }
+
+    fn rate_limit(&mut self, l: RateLimitLine, engine: &mut Engine) {
+        if let Some(s) = l.session_id.as_deref() {
+            engine.use_session(s, self.provider);
+        }
+        let Some(info) = l.rate_limit_info else { return };
+        let kind = info.kind.as_deref().unwrap_or("usage").replace('_', "-");
+        let resets = info
+            .resets_at
+            .map(|t| format!(", resets at {}", crate::engine::clock::format_rfc3339(t.saturating_mul(1000))))
+            .unwrap_or_default();
+        match info.status.as_deref() {
+            Some("rejected") => {
+                let message = format!("the {kind} rate limit was reached{resets}");
+                self.rate_limited = Some(message.clone());
+                engine.warning(message, Some(ErrorCategory::ProviderError.as_str().to_owned()));
+            }
+            Some("allowed_warning") => {
+                engine.warning(format!("the {kind} rate limit is close{resets}"), None);
+            }
+            // `allowed`: nothing to say.
+            _ => {}
+        }
+    }
+
+    fn stream_event(&mut self, l: StreamLine, engine: &mut Engine) {
+        let parent = l.parent_tool_use_id;
+        match l.event {
             StreamEvent::MessageStart { message } => self.streaming = message.id,
             StreamEvent::ContentBlockDelta { delta } => {
                 engine.ensure_turn();
@@ -315,50 +521,50 @@ impl Claude {
     }
 }
 
-/// Announces a tool call; returns the file it edits, for edit tools.
-fn tool_use(engine: &mut Engine, id: &str, name: String, input: Value, parent: Option<String>) -> Option<String> {
-    let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
-    let (kind, target, command) = match name.as_str() {
-        "Bash" | "BashOutput" => (ToolKind::Shell, None, field("command")),
-        "Edit" | "Write" | "MultiEdit" => (ToolKind::Edit, field("file_path"), None),
-        "NotebookEdit" => (ToolKind::Edit, field("notebook_path"), None),
-        "Read" => (ToolKind::Read, field("file_path"), None),
-        "Grep" | "Glob" | "LS" => (ToolKind::Search, field("pattern").or_else(|| field("path")), None),
-        "WebSearch" => (ToolKind::Search, field("query"), None),
-        "WebFetch" => (ToolKind::Fetch, field("url"), None),
-        "Task" | "Agent" => (ToolKind::Agent, field("description"), None),
-        n if n.starts_with("mcp__") => (ToolKind::Mcp, None, None),
-        _ => (ToolKind::Other, None, None),
-    };
-    if name == "TodoWrite" {
-        if let Some(todos) = input.get("todos").and_then(Value::as_array) {
-            engine.plan(todos.iter().filter_map(plan_entry).collect());
-        }
-    }
-    let short = name.rsplit("__").next().unwrap_or(&name).to_owned();
-    let edits = (kind == ToolKind::Edit).then(|| target.clone()).flatten();
-    let started = ToolStarted {
-        tool_call_id: id.to_owned(),
-        name: short,
-        qualified: name,
-        kind,
-        target,
-        input: Some(input),
-        command,
-        cwd: None,
-    };
-    engine.tool_started(started, ToolContext { parent_id: parent });
-    edits
+/// A call's result that is only a launch receipt: the call goes on in the background.
+fn to_background(engine: &mut Engine, id: &str, receipt: &str) {
+    engine.tool_output(id, Stream::Combined, Update::Final, receipt);
+    engine.tool_backgrounded(id);
 }
 
-fn plan_entry(todo: &Value) -> Option<PlanEntry> {
-    let content = todo.get("content")?.as_str()?.to_owned();
-    let status = match todo.get("status").and_then(Value::as_str) {
-        Some("completed") => PlanStatus::Completed,
-        Some("in_progress") => PlanStatus::InProgress,
-        _ => PlanStatus::Pending,
-    };
-    Some(PlanEntry { content, status })
+/// What a `user` line says of one tool result besides its text.
+#[derive(Debug, Clone, Copy)]
+struct Said {
+    is_error: bool,
+    /// `tool_result_meta` says the call never ran.
+    never_ran: bool,
+    /// `tool_result_meta` says a permission rule refused it.
+    refused: bool,
+}
+
+/// `total` less what was reported before; unknown stays unknown.
+fn since(total: &Usage, before: &Usage) -> Usage {
+    let less = |t: Option<u64>, b: Option<u64>| t.map(|t| t.saturating_sub(b.unwrap_or(0)));
+    Usage {
+        input_tokens: less(total.input_tokens, before.input_tokens),
+        output_tokens: less(total.output_tokens, before.output_tokens),
+        cache_read: less(total.cache_read, before.cache_read),
+        cache_write: less(total.cache_write, before.cache_write),
+        cost_usd: None,
+    }
+}
+
+/// True when a report adds nothing (a second result of a process, with nothing new).
+fn is_nothing(u: &Usage) -> bool {
+    let zero = |v: Option<u64>| v.is_none_or(|v| v == 0);
+    zero(u.input_tokens)
+        && zero(u.output_tokens)
+        && zero(u.cache_read)
+        && zero(u.cache_write)
+        && u.cost_usd.is_none_or(|c| c == 0.0)
+}
+
+fn denial(message: String) -> ErrorInfo {
+    ErrorInfo {
+        category: ErrorCategory::PermissionDenied,
+        message,
+        action: Some("allow the tool or directory in Claude Code's permission settings, then re-run".into()),
+    }
 }
 
 fn is_permission_denial(text: &str) -> bool {
@@ -383,7 +589,6 @@ fn limit(category: ErrorCategory, message: &str, action: &str) -> ErrorInfo {
     ErrorInfo { category, message: message.into(), action: Some(action.into()) }
 }
 
-
 /// Claude Code's stream-json. Its init names `claude_code_version`, and `stream_event`
 /// (partial messages) is its own; other agents print the rest of its shapes too.
 pub(super) const DIALECT: super::Dialect = super::Dialect {
@@ -392,7 +597,7 @@ pub(super) const DIALECT: super::Dialect = super::Dialect {
     family: "claude",
     opens: &["system"],
     claim,
-    parser: || Box::new(Claude::default()),
+    parser: || Box::new(Claude::named(PROVIDER)),
 };
 
 /// How sure Claude Code's dialect is of a line: only its version field and its partial
@@ -404,7 +609,11 @@ pub(super) fn claim(p: &super::Probe) -> super::Claim {
         Some("system") if p.str("subtype") == Some("init") => {
             super::dialect::claim(p.has("claude_code_version"), true)
         }
-        Some("system" | "assistant" | "user" | "result") if p.has("session_id") || p.has("message") => Claim::Maybe,
+        Some("system" | "assistant" | "user" | "result" | "rate_limit_event")
+            if p.has("session_id") || p.has("message") =>
+        {
+            Claim::Maybe
+        }
         _ => Claim::No,
     }
 }
@@ -418,5 +627,13 @@ mod tests {
         assert!(is_permission_denial("touch in '/x' was blocked. For security, Claude Code may only …"));
         assert!(is_permission_denial("Claude requested permissions to write to /x, but you haven't granted it yet."));
         assert!(!is_permission_denial("Exit code 1\ngrep: blocked: no such file"));
+    }
+
+    #[test]
+    fn figures_since_the_last_report_never_go_below_zero() {
+        let before = Usage { input_tokens: Some(10), output_tokens: Some(3), ..Usage::default() };
+        let total = Usage { input_tokens: Some(25), output_tokens: Some(2), cache_read: Some(4), ..Usage::default() };
+        let new = since(&total, &before);
+        assert_eq!((new.input_tokens, new.output_tokens, new.cache_read), (Some(15), Some(0), Some(4)));
     }
 }

@@ -49,6 +49,21 @@ struct WireUsage {
     output_tokens: Option<u64>,
 }
 
+impl WireUsage {
+    /// Codex counts the tokens read from and written to the cache in `input_tokens`; the
+    /// canonical `input_tokens` leaves them out.
+    fn canonical(&self) -> Usage {
+        let cached = self.cached_input_tokens.unwrap_or(0).saturating_add(self.cache_write_input_tokens.unwrap_or(0));
+        Usage {
+            input_tokens: self.input_tokens.map(|i| i.saturating_sub(cached)),
+            output_tokens: self.output_tokens,
+            cache_read: self.cached_input_tokens,
+            cache_write: self.cache_write_input_tokens,
+            cost_usd: None,
+        }
+    }
+}
+
 #[derive(Deserialize)]
 struct WireError {
     message: String,
@@ -95,6 +110,17 @@ enum ItemKind {
     TodoList {
         items: Vec<Todo>,
     },
+    /// A call to another agent thread (`spawn_agent`, `send_input`, `wait`, `close_agent`).
+    CollabToolCall {
+        tool: Option<String>,
+        prompt: Option<String>,
+        #[serde(default)]
+        receiver_thread_ids: Vec<String>,
+        /// Each receiving thread's state: `{status, message}`.
+        #[serde(default)]
+        agents_states: serde_json::Map<String, Value>,
+        status: Option<String>,
+    },
     Error {
         message: String,
     },
@@ -132,14 +158,7 @@ impl Parse for Codex {
             Wire::TurnStarted {} => engine.turn_started(None),
             Wire::TurnCompleted { usage } => {
                 if let Some(u) = usage {
-                    let usage = Usage {
-                        input_tokens: u.input_tokens,
-                        output_tokens: u.output_tokens,
-                        cache_read: u.cached_input_tokens,
-                        cache_write: u.cache_write_input_tokens,
-                        cost_usd: None,
-                    };
-                    engine.usage(usage, UsageScope::Increment);
+                    engine.usage(u.canonical(), UsageScope::Increment);
                 }
                 engine.turn_ended(Outcome::Completed, None, None);
             }
@@ -148,7 +167,10 @@ impl Parse for Codex {
                 engine.turn_ended(Outcome::Failed, None, Some(provider_error(&message, None)));
             }
             Wire::Error { message } => {
-                engine.ensure_turn();
+                // An error after its turn failed belongs to that turn: it opens no other.
+                if engine.turns() == 0 {
+                    engine.ensure_turn();
+                }
                 engine.warning(message, Some("PROVIDER_ERROR".into()));
             }
             Wire::ItemStarted { item } => return item_event(engine, item, Phase::Started, line),
@@ -255,6 +277,32 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                 })
                 .collect();
             engine.plan(entries);
+        }
+        ItemKind::CollabToolCall { tool, prompt, receiver_thread_ids, agents_states, status } => {
+            let name = tool.unwrap_or_else(|| "collab".into());
+            if !engine.tool_is_known(&id) {
+                let input = serde_json::json!({ "prompt": prompt, "receiver_thread_ids": receiver_thread_ids });
+                let started = ToolStarted {
+                    tool_call_id: id.clone(),
+                    qualified: format!("codex/{name}"),
+                    name,
+                    kind: ToolKind::Agent,
+                    target: prompt,
+                    input: Some(input),
+                    command: None,
+                    cwd: None,
+                };
+                engine.tool_started(started, ToolContext::default());
+            }
+            if phase == Phase::Completed {
+                // What each agent said back, one per line.
+                let replies: Vec<&str> =
+                    agents_states.values().filter_map(|s| s.get("message")?.as_str()).collect();
+                if !replies.is_empty() {
+                    engine.tool_output(&id, Stream::Combined, Update::Final, &replies.join("\n"));
+                }
+                engine.tool_ended(&id, status_of(status.as_deref()), None);
+            }
         }
         ItemKind::Error { message } => engine.warning(message, None),
         ItemKind::Unknown => return Err(LineError::UnknownType(item_type(line))),

@@ -27,6 +27,8 @@ pub struct Gemini {
     /// The last `error` note of severity `error`: it explains a failed `result` that gives
     /// no error, or a stream that stops after it.
     last_error: Option<ErrorInfo>,
+    /// Plain-text notices printed before the run's `init`: they belong to its session.
+    notices: Vec<String>,
 }
 
 const NAMES: ToolNames = ToolNames {
@@ -124,7 +126,10 @@ struct WireError {
 
 #[derive(Deserialize)]
 struct Stats {
+    /// All input, the cached part included.
     input_tokens: Option<u64>,
+    /// The input not read from the cache (newer versions).
+    input: Option<u64>,
     output_tokens: Option<u64>,
     cached: Option<u64>,
     duration_ms: Option<u64>,
@@ -132,15 +137,27 @@ struct Stats {
 
 impl Parse for Gemini {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        if !line.trim_start().starts_with('{') {
+            // Gemini CLI prints notices as plain text among its events ("YOLO mode is
+            // enabled…", warnings); they are part of the run, not unreadable input.
+            match engine.session_id() {
+                Some(_) => engine.warning(line.trim().to_owned(), None),
+                None => self.notices.push(line.trim().to_owned()),
+            }
+            return Ok(());
+        }
         let env: Envelope<'_> = serde_json::from_str(line).map_err(LineError::from_json)?;
         if let Some(ms) = env.timestamp.as_deref().and_then(parse_rfc3339) {
             engine.set_time(ms);
         }
         match env.event {
-            Wire::Init { session_id, model } => engine.session_started(
-                session_id.as_deref(),
-                SessionStarted { provider: "gemini-cli".into(), model, ..Default::default() },
-            ),
+            Wire::Init { session_id, model } => {
+                engine.session_started(
+                    session_id.as_deref(),
+                    SessionStarted { provider: "gemini-cli".into(), model, ..Default::default() },
+                );
+                self.notices.drain(..).for_each(|n| engine.warning(n, None));
+            }
             Wire::Message { role: WireRole::User, content, .. } => {
                 self.streamed.clear();
                 engine.turn_started(Some(content));
@@ -182,8 +199,9 @@ impl Parse for Gemini {
                 engine.ensure_turn();
                 // A run whose model calls all failed reports its counters' zero start, not figures.
                 if let Some(s) = stats.filter(|s| s.input_tokens.unwrap_or(0) + s.output_tokens.unwrap_or(0) > 0) {
+                    let uncached = s.input.or_else(|| Some(s.input_tokens?.saturating_sub(s.cached.unwrap_or(0))));
                     let usage = Usage {
-                        input_tokens: s.input_tokens,
+                        input_tokens: uncached,
                         output_tokens: s.output_tokens,
                         cache_read: s.cached,
                         cache_write: None,
@@ -214,6 +232,7 @@ impl Parse for Gemini {
     }
 
     fn finish(&mut self, engine: &mut Engine) {
+        self.notices.drain(..).for_each(|n| engine.warning(n, None));
         // A stream that stops after an error note failed for that reason; one that just
         // stops is left to the engine, which calls it interrupted.
         if let Some(error) = self.last_error.take().filter(|_| engine.turn_is_open()) {

@@ -55,6 +55,9 @@ struct Held {
     candidates: Vec<Provider>,
     lines: Vec<(u64, Line<'static>)>,
     bytes: usize,
+    /// Only lines that are not JSON so far (an agent's plain-text notices before its
+    /// first event): no dialect is in view yet.
+    preamble: bool,
 }
 
 /// What one run (one dialect's stretch of the input, or one stretch no dialect claims) gave.
@@ -117,12 +120,16 @@ impl Normalizer {
         };
         if let (Some(text), None) = (text, self.forced) {
             if self.parser.is_none() {
-                if let Some(probe) = Probe::parse(text) {
-                    match settle(Provider::detect(&probe)) {
+                match Probe::parse(text) {
+                    Some(probe) => match settle(Provider::detect(&probe)) {
                         Verdict::One(p) => self.begin(p),
                         Verdict::Several(c) => return self.start_hold(c, n, line),
                         Verdict::None => {}
-                    }
+                    },
+                    // Text before the first event waits for the dialect, whose parser may
+                    // read it as the agent's notices.
+                    None if !self.run.unknown => return self.start_preamble(n, line),
+                    None => {}
                 }
             } else if self.opens_another_run(text) {
                 if let Some(verdict) = self.other_dialect(text) {
@@ -342,7 +349,15 @@ impl Normalizer {
 
     /// Holds the line that several dialects fit, waiting for one that decides.
     fn start_hold(&mut self, candidates: Vec<Provider>, n: u64, line: Line<'_>) {
-        let mut held = Held { candidates, lines: Vec::new(), bytes: 0 };
+        let mut held = Held { candidates, lines: Vec::new(), bytes: 0, preamble: false };
+        held.push(n, line);
+        self.held = Some(held);
+    }
+
+    /// Holds a line that is not JSON, before any dialect: the first event decides whose
+    /// notices it is, or that it is no dialect's.
+    fn start_preamble(&mut self, n: u64, line: Line<'_>) {
+        let mut held = Held { candidates: Provider::ALL.to_vec(), lines: Vec::new(), bytes: 0, preamble: true };
         held.push(n, line);
         self.held = Some(held);
     }
@@ -368,6 +383,7 @@ impl Normalizer {
             }
             Verdict::Several(c) => {
                 held.candidates = c;
+                held.preamble = false;
                 held.push(n, line);
                 self.hold_bound();
             }
@@ -383,8 +399,8 @@ impl Normalizer {
     fn hold_bound(&mut self) {
         let held = self.held.as_ref().expect("holding");
         if held.lines.len() >= HOLD_LINES || held.bytes >= HOLD_BYTES {
-            let first = held.candidates[0];
-            self.release(Some(first));
+            let first = (!held.preamble).then(|| held.candidates[0]);
+            self.release(first);
         }
     }
 
@@ -422,8 +438,8 @@ impl Normalizer {
     /// returned, not queued, so the caller can finish its stages before writing it.
     pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
         if let Some(held) = &self.held {
-            let first = held.candidates[0];
-            self.release(Some(first));
+            let first = (!held.preamble).then(|| held.candidates[0]);
+            self.release(first);
         }
         if let Some((_, p)) = self.parser.as_mut() {
             p.finish(&mut self.engine);

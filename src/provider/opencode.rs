@@ -24,6 +24,8 @@ pub struct OpenCode {
     ended: bool,
     /// Child sessions of `task` calls, to the call that spawned them.
     children: HashMap<String, String>,
+    /// The last part read was text the model had finished writing.
+    answered: bool,
 }
 
 /// How a run may have ended without saying so.
@@ -103,6 +105,7 @@ struct TextPart {
     text: String,
     #[serde(rename = "sessionID")]
     session_id: Option<String>,
+    time: Option<Span>,
 }
 
 #[derive(Deserialize)]
@@ -199,6 +202,7 @@ impl Parse for OpenCode {
         }
         enter_session(engine, env.session_id.as_deref());
         let held = self.held.take();
+        self.answered = matches!(&env.event, Wire::Text { part } if part.time.as_ref().is_some_and(|t| t.end.is_some()));
         match env.event {
             Wire::StepStart {} => {
                 self.refused_in_step = false;
@@ -239,6 +243,15 @@ impl Parse for OpenCode {
             Some(Held::StepError) => {
                 let error = provider_error("the model's last step ended with an error", None);
                 self.end_turn(engine, Outcome::Failed, Some("error".into()), Some(error));
+            }
+            // Some versions exit before printing the last `step_finish` (and print no
+            // `done`): a run whose last part is the model's finished answer ended there.
+            None if self.answered && engine.turn_is_open() => {
+                engine.warning(
+                    "the stream ended without OpenCode's closing step_finish, after the model's finished answer".into(),
+                    None,
+                );
+                self.end_turn(engine, Outcome::Completed, None, None);
             }
             None => {}
         }
@@ -318,10 +331,10 @@ impl OpenCode {
     fn step_finish(&mut self, engine: &mut Engine, part: FinishPart) {
         self.open_turn(engine);
         if let Some(t) = part.tokens {
-            // `output` excludes reasoning and `input` excludes the cache, unlike the other
-            // dialects; both are added back so every provider's figures mean the same.
-            let input_tokens = t.input.map(|i| i + t.cache.read.unwrap_or(0) + t.cache.write.unwrap_or(0));
-            let output_tokens = t.output.map(|o| o + t.reasoning.unwrap_or(0));
+            // `input` leaves the cache out, as the canonical figure does; `output` leaves
+            // the reasoning out, which the other dialects count in, so it is added back.
+            let input_tokens = t.input;
+            let output_tokens = t.output.map(|o| o.saturating_add(t.reasoning.unwrap_or(0)));
             let usage = Usage {
                 input_tokens,
                 output_tokens,

@@ -10,7 +10,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "claude",
     opens: &["system"],
     claim,
-    parser: claude::DIALECT.parser,
+    parser: || Box::new(claude::Claude::named(claude::QWEN)),
 };
 
 fn claim(p: &Probe) -> Claim {

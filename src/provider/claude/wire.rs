@@ -17,46 +17,76 @@ use crate::provider::LineError;
 
 /// One line of the stream.
 pub(super) enum Wire {
-    System(System),
-    Assistant {
-        message: Message,
-        parent_tool_use_id: Option<String>,
-        session_id: Option<String>,
-    },
-    User {
-        message: Message,
-        parent_tool_use_id: Option<String>,
-        tool_use_result: Option<ToolUseResult>,
-        session_id: Option<String>,
-        timestamp: Option<String>,
-    },
+    /// Boxed: the largest, and the rarest of the lines.
+    System(Box<System>),
+    Assistant(AssistantLine),
+    User(UserLine),
     Result(Result),
-    StreamEvent {
-        event: StreamEvent,
-        parent_tool_use_id: Option<String>,
-    },
+    StreamEvent(StreamLine),
+    /// `rate_limit_event`: the subscription's rate-limit state.
+    RateLimit(RateLimitLine),
 }
 
 #[derive(Deserialize)]
-struct AssistantLine {
-    message: Message,
-    parent_tool_use_id: Option<String>,
-    session_id: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct UserLine {
-    message: Message,
-    parent_tool_use_id: Option<String>,
-    tool_use_result: Option<ToolUseResult>,
-    session_id: Option<String>,
+pub(super) struct AssistantLine {
+    pub message: Message,
+    pub parent_tool_use_id: Option<String>,
+    pub session_id: Option<String>,
     timestamp: Option<String>,
 }
 
 #[derive(Deserialize)]
-struct StreamLine {
-    event: StreamEvent,
-    parent_tool_use_id: Option<String>,
+pub(super) struct UserLine {
+    pub message: Message,
+    pub parent_tool_use_id: Option<String>,
+    pub tool_use_result: Option<ToolUseResult>,
+    pub session_id: Option<String>,
+    timestamp: Option<String>,
+    /// Put in the conversation by the harness, not typed by the user (a compaction summary,
+    /// a hook's note).
+    #[serde(rename = "isSynthetic", default)]
+    pub is_synthetic: bool,
+    /// What Claude Code decided about each call of the line's results (2.1.3xx): whether a
+    /// permission rule refused it, or why it never ran.
+    #[serde(default)]
+    pub tool_result_meta: Vec<ResultMeta>,
+}
+
+/// One entry of `tool_result_meta`.
+#[derive(Deserialize)]
+pub(super) struct ResultMeta {
+    pub id: Option<String>,
+    /// Why the call never ran (`user-rejected`, …).
+    pub non_execution_kind: Option<String>,
+    pub permission_decision: Option<PermissionDecision>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct PermissionDecision {
+    /// `accept` or `reject`.
+    pub decision: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct StreamLine {
+    pub event: StreamEvent,
+    pub parent_tool_use_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct RateLimitLine {
+    pub rate_limit_info: Option<RateLimitInfo>,
+    pub session_id: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct RateLimitInfo {
+    /// `allowed`, `allowed_warning` or `rejected`.
+    pub status: Option<String>,
+    #[serde(rename = "rateLimitType")]
+    pub kind: Option<String>,
+    #[serde(rename = "resetsAt")]
+    pub resets_at: Option<i64>,
 }
 
 impl Wire {
@@ -73,30 +103,12 @@ impl Wire {
             ));
         };
         Ok(match kind.as_ref() {
-            "stream_event" => {
-                let l: StreamLine = serde_json::from_str(line).map_err(fail)?;
-                Wire::StreamEvent { event: l.event, parent_tool_use_id: l.parent_tool_use_id }
-            }
-            "assistant" => {
-                let l: AssistantLine = serde_json::from_str(line).map_err(fail)?;
-                Wire::Assistant {
-                    message: l.message,
-                    parent_tool_use_id: l.parent_tool_use_id,
-                    session_id: l.session_id,
-                }
-            }
-            "user" => {
-                let l: UserLine = serde_json::from_str(line).map_err(fail)?;
-                Wire::User {
-                    message: l.message,
-                    parent_tool_use_id: l.parent_tool_use_id,
-                    tool_use_result: l.tool_use_result,
-                    session_id: l.session_id,
-                    timestamp: l.timestamp,
-                }
-            }
-            "system" => Wire::System(serde_json::from_str(line).map_err(fail)?),
+            "stream_event" => Wire::StreamEvent(serde_json::from_str(line).map_err(fail)?),
+            "assistant" => Wire::Assistant(serde_json::from_str(line).map_err(fail)?),
+            "user" => Wire::User(serde_json::from_str(line).map_err(fail)?),
+            "system" => Wire::System(Box::new(serde_json::from_str(line).map_err(fail)?)),
             "result" => Wire::Result(serde_json::from_str(line).map_err(fail)?),
+            "rate_limit_event" => Wire::RateLimit(serde_json::from_str(line).map_err(fail)?),
             other => match serde_json::from_str::<IgnoredAny>(line) {
                 Ok(_) => return Err(LineError::UnknownType(other.to_owned())),
                 Err(e) => return Err(fail(e)),
@@ -104,10 +116,14 @@ impl Wire {
         })
     }
 
+    /// The provider's time of the line, when it says (every line since 2.1.3xx).
     pub fn timestamp(&self) -> Option<&str> {
         match self {
-            Wire::User { timestamp, .. } => timestamp.as_deref(),
-            _ => None,
+            Wire::User(l) => l.timestamp.as_deref(),
+            Wire::Assistant(l) => l.timestamp.as_deref(),
+            Wire::System(l) => l.timestamp.as_deref(),
+            Wire::Result(l) => l.timestamp.as_deref(),
+            Wire::StreamEvent(_) | Wire::RateLimit(_) => None,
         }
     }
 }
@@ -116,14 +132,50 @@ impl Wire {
 pub(super) struct System {
     pub subtype: String,
     pub session_id: Option<String>,
+    timestamp: Option<String>,
     pub cwd: Option<String>,
     pub model: Option<String>,
     pub tools: Option<Vec<String>>,
     pub claude_code_version: Option<String>,
+    pub qwen_code_version: Option<String>,
     pub attempt: Option<u64>,
     pub max_retries: Option<u64>,
     pub error_status: Option<u64>,
     pub compact_metadata: Option<CompactMetadata>,
+    /// `permission_denied`: why a permission rule refused the call (`task.tool_use_id`).
+    pub message: Option<String>,
+    /// `task_*`: a background task's fields, at the top (Claude Code) or under `data` (Qwen);
+    /// `permission_denied` names its call here too.
+    #[serde(flatten)]
+    pub task: Task,
+    data: Option<Task>,
+}
+
+/// What a `task_started`, `task_updated` or `task_notification` line says of a task.
+#[derive(Deserialize, Default)]
+pub(super) struct Task {
+    pub task_id: Option<String>,
+    pub tool_use_id: Option<String>,
+    /// `completed`, `failed`, `killed`, … (on a notification).
+    pub status: Option<String>,
+    pub summary: Option<String>,
+    /// The status an update sets.
+    pub patch: Option<TaskPatch>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct TaskPatch {
+    pub status: Option<String>,
+}
+
+impl System {
+    /// The task the line speaks of, wherever the dialect put its fields.
+    pub fn task(self) -> Task {
+        match self.data {
+            Some(data) if data.task_id.is_some() || data.tool_use_id.is_some() => data,
+            _ => self.task,
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -236,8 +288,20 @@ impl TryFrom<RawBlock> for Block {
 
 /// The structured result beside a tool result: Bash's streams, or anything else.
 pub(super) enum ToolUseResult {
-    Shell { stdout: String, stderr: Option<String>, persisted_output_path: Option<String>, interrupted: bool },
-    File { kind: Option<String>, file_path: String },
+    Shell {
+        stdout: String,
+        stderr: Option<String>,
+        persisted_output_path: Option<String>,
+        interrupted: bool,
+        /// Set when the command was sent to the background (`run_in_background`).
+        background_task_id: Option<String>,
+    },
+    File {
+        kind: Option<String>,
+        file_path: String,
+    },
+    /// A subagent launched in the background (`isAsync`, status `async_launched`).
+    Async,
     Other,
 }
 
@@ -253,11 +317,19 @@ struct RawToolUseResult {
     kind: Option<Loose<String>>,
     #[serde(rename = "filePath")]
     file_path: Option<Loose<String>>,
+    #[serde(rename = "backgroundTaskId")]
+    background_task_id: Option<Loose<String>>,
+    #[serde(rename = "isAsync")]
+    is_async: Option<Loose<bool>>,
+    status: Option<Loose<String>>,
 }
 
 impl<'de> Deserialize<'de> for ToolUseResult {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<ToolUseResult, D::Error> {
         let Loose::Is(r) = Loose::<RawToolUseResult>::deserialize(d)? else { return Ok(ToolUseResult::Other) };
+        if matches!(r.is_async, Some(Loose::Is(true))) || matches!(&r.status, Some(Loose::Is(s)) if s == "async_launched") {
+            return Ok(ToolUseResult::Async);
+        }
         let shell = (|| {
             Ok::<_, String>(ToolUseResult::Shell {
                 stdout: required(r.stdout, "stdout")?,
@@ -268,6 +340,7 @@ impl<'de> Deserialize<'de> for ToolUseResult {
                     Some(Loose::Is(b)) => b,
                     Some(_) => return Err(String::new()),
                 },
+                background_task_id: optional(r.background_task_id, "backgroundTaskId")?,
             })
         })();
         if let Ok(s) = shell {
@@ -293,10 +366,33 @@ pub(super) struct Result {
     pub result: Option<String>,
     pub stop_reason: Option<String>,
     pub session_id: Option<String>,
+    timestamp: Option<String>,
     pub total_cost_usd: Option<f64>,
     pub usage: Option<ResultUsage>,
+    /// Every model's tokens since the process began, subagents' included (keyed by model).
+    #[serde(rename = "modelUsage")]
+    pub model_usage: Option<std::collections::BTreeMap<String, ModelUsage>>,
+    /// Which result of the process this is (0 for the first): a process that wakes for
+    /// background work reports again, with figures counted from its start.
+    pub result_index: Option<u64>,
+    /// Qwen Code's reason for a failed run.
+    pub error: Option<ResultError>,
     #[serde(default)]
     pub permission_denials: Vec<Denial>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ModelUsage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_read_input_tokens: Option<u64>,
+    pub cache_creation_input_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResultError {
+    pub message: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -493,7 +589,7 @@ impl<'de, T: LooseShape<'de>> Deserialize<'de> for Loose<T> {
 }
 
 /// The `type`s Claude Code defines.
-pub(super) const KNOWN: [&str; 5] = ["system", "assistant", "user", "result", "stream_event"];
+pub(super) const KNOWN: [&str; 6] = ["system", "assistant", "user", "result", "stream_event", "rate_limit_event"];
 
 #[cfg(test)]
 mod tests {
@@ -505,12 +601,12 @@ mod tests {
 
     #[test]
     fn a_field_of_another_kind_with_another_type_is_ignored() {
-        let Ok(Wire::User { message, .. }) =
+        let Ok(Wire::User(l)) =
             user(r#"[{"type":"image","text":5,"content":{"a":1}},{"type":"text","text":"hi"}]"#, "null")
         else {
             panic!("not read")
         };
-        let blocks = message.content.into_blocks();
+        let blocks = l.message.content.into_blocks();
         assert!(matches!(&blocks[..], [Block::Other, Block::Text { text }] if text == "hi"));
     }
 
@@ -524,7 +620,7 @@ mod tests {
     #[test]
     fn structured_results_take_the_first_shape_that_fits() {
         let result = |r: &str| match user("[]", r) {
-            Ok(Wire::User { tool_use_result, .. }) => tool_use_result,
+            Ok(Wire::User(l)) => l.tool_use_result,
             _ => panic!("not read: {r}"),
         };
         assert!(matches!(
@@ -546,7 +642,7 @@ mod tests {
             Wire::parse(
                 r#"{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}"#
             ),
-            Ok(Wire::StreamEvent { event: StreamEvent::ContentBlockDelta { delta: Delta::Text { .. } }, .. })
+            Ok(Wire::StreamEvent(StreamLine { event: StreamEvent::ContentBlockDelta { delta: Delta::Text { .. } }, .. }))
         ));
         assert!(matches!(
             Wire::parse(r#"{"session_id":"s","type":"result","subtype":"success"}"#),
