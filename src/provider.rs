@@ -4,6 +4,7 @@
 //! [`Normalizer`] picks among their claims and feeds lines to the right parser.
 
 mod dialect;
+mod errors;
 mod normalizer;
 mod tool_args;
 

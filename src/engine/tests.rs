@@ -1,5 +1,8 @@
 //! Engine unit tests: ids, provenance, lifecycle rules and the summary.
 
+use std::collections::BTreeMap;
+
+use super::emit::event_id;
 use super::*;
 
 fn engine() -> Engine {

@@ -24,8 +24,9 @@ use std::collections::HashMap;
 
 use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
+use crate::provider::errors::provider_error;
 use crate::engine::{
-    parse_exit_prefix, provider_error, Engine, ExitSource, Recent, ToolStatus, Update, UsageScope,
+    parse_exit_prefix, Engine, ExitSource, Recent, ToolStatus, Update, UsageScope,
 };
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, Usage};
 use tasks::Tasks;

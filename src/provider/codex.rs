@@ -8,7 +8,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{LineError, Parse};
-use crate::engine::{provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
+use crate::provider::errors::provider_error;
+use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{
     FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage,
 };

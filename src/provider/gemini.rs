@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::tool_args::{target, ToolNames};
 use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
-use crate::engine::{provider_error, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
+use crate::provider::errors::provider_error;
+use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
 /// The Gemini CLI parser.

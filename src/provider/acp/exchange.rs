@@ -7,7 +7,8 @@ use serde_json::value::RawValue;
 
 use super::wire::{AnyResult, ContentBlock, PermissionParams, PromptParams, RpcError, SessionParams, TerminalParams};
 use super::{id_text, params, Acp, Dialect};
-use crate::engine::{provider_error, Engine, UsageScope};
+use crate::provider::errors::provider_error;
+use crate::engine::{Engine, UsageScope};
 use crate::event::{Decision, ErrorCategory, ErrorInfo, Outcome, Usage};
 use crate::provider::LineError;
 
