@@ -165,7 +165,7 @@ fn check_ids(events: &[Value], what: &str) {
     }
 }
 
-/// CONTRACT §4: per tool call, turn and approval, one start before exactly one end.
+/// docs/contract.md §4: per tool call, turn and approval, one start before exactly one end.
 fn check_lifecycles(events: &[Value], what: &str) {
     // (kind, session, id) -> (starts, ends, ended before started)
     let mut seen: BTreeMap<(&str, String, String), (u32, u32, bool)> = BTreeMap::new();

@@ -1,4 +1,4 @@
-//! The lifecycle engine every provider parser drives (CONTRACT §2, §4, §6).
+//! The lifecycle engine every provider parser drives (docs/contract.md §2, §4, §6).
 //!
 //! A parser turns its dialect into calls such as [`Engine::tool_started`] or
 //! [`Engine::turn_ended`]; the engine owns what is the same for every provider: sessions,

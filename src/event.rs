@@ -20,7 +20,7 @@ pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCoun
 /// The schema name every event carries.
 pub const SCHEMA: &str = "minicode.output.v1";
 
-/// One canonical event: the envelope of CONTRACT §2 and a typed body.
+/// One canonical event: the envelope of docs/contract.md §2 and a typed body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
     /// `{sessionId}:{turnId}:{seq}`.
@@ -459,7 +459,7 @@ pub struct ToolOutput {
     pub delta: String,
 }
 
-/// The final output of a tool call (CONTRACT §5).
+/// The final output of a tool call (docs/contract.md §5).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 pub struct ShellResult {
@@ -481,7 +481,7 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
-/// Error categories (CONTRACT §6, an open set).
+/// Error categories (docs/contract.md §6, an open set).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ErrorCategory {
     /// Bad setup: auth, config, missing model.
@@ -511,7 +511,7 @@ pub enum ErrorCategory {
 }
 
 impl ErrorCategory {
-    /// The categories CONTRACT §6 names.
+    /// The categories docs/contract.md §6 names.
     const KNOWN: [ErrorCategory; 11] = [
         ErrorCategory::ConfigurationError,
         ErrorCategory::InputError,

@@ -67,3 +67,60 @@ fn every_man_page_documents_exit_codes() {
         assert!(page.contains("Exit status"), "man/{name}.1 lacks the exit status");
     }
 }
+
+/// Every file of the repository the checks below read: source, tests, docs and scripts.
+fn repository_texts() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root().to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "target" | ".git" | "fixtures" | "corpus" | "artifacts") {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".rs") || name.ends_with(".md") || name == "run" || name.ends_with(".7") {
+                let rel = path.strip_prefix(root()).unwrap().display().to_string();
+                out.push((rel, std::fs::read_to_string(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_contract_citation_resolves_and_no_text_cites_an_issue_tracker() {
+    let contract = std::fs::read_to_string(root().join("docs/contract.md")).unwrap();
+    let sections: Vec<u32> =
+        contract.lines().filter_map(|l| l.strip_prefix("## ")?.split('.').next()?.parse().ok()).collect();
+    assert!(sections.len() >= 9, "docs/contract.md has its sections: {sections:?}");
+    let mut cited = 0;
+    let mut failures = Vec::new();
+    for (file, text) in repository_texts() {
+        for (at, _) in text.match_indices("docs/contract.md §") {
+            // `§2`, `§2, §4, §6`, `§2-§6`, `(§3, §6)`: every number up to the end of the citation.
+            let tail: String = text[at + "docs/contract.md ".len()..]
+                .chars()
+                .take_while(|c| !matches!(c, ')' | ':' | '\n' | '.' | ';'))
+                .collect();
+            for n in tail
+                .split('§')
+                .skip(1)
+                .filter_map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<u32>().ok())
+            {
+                cited += 1;
+                if !sections.contains(&n) {
+                    failures.push(format!("{file}: cites docs/contract.md §{n}, which it does not have"));
+                }
+            }
+        }
+        for word in ["CONTRACT §", "issue 7", "issue #"] {
+            if file != "tests/docs.rs" && text.contains(word) {
+                failures.push(format!("{file}: cites {word:?}, which is not in the repository"));
+            }
+        }
+    }
+    assert!(cited > 0, "no citation found: the scan is broken");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -1,4 +1,4 @@
-//! Shell output and exit codes (CONTRACT §5): one accumulator every provider feeds.
+//! Shell output and exit codes (docs/contract.md §5): one accumulator every provider feeds.
 //! It owns the precedence of exit-code sources, delta/snapshot/final accumulation,
 //! the per-field bound, and the removal of an echoed `$ <command>` line.
 

@@ -3,7 +3,7 @@
 //! serde impl it mirrors (a `type` tag picks the payload, a summary keeps `ok`, `error` and
 //! `prompt` at the top level, and unknown types are kept whole).
 //!
-//! The schema describes what a v1 writer emits, as strictly as CONTRACT §2-§6 say: the
+//! The schema describes what a v1 writer emits, as strictly as docs/contract.md §2-§6 say: the
 //! envelope and every known payload are closed, optional fields are absent rather than
 //! `null`, fixed vocabularies are enums, and lifecycle events carry the status their type
 //! implies. Unknown types stay valid with any payload and extra top-level fields.
@@ -161,7 +161,7 @@ impl JsonSchema for Event {
         known.push("summary".into());
         one_of.push(json!({
             "title": "summary",
-            "description": "The terminal record (CONTRACT §6): `ok`, `error` and `prompt` sit at the top level, the figures in `payload`.",
+            "description": "The terminal record (docs/contract.md §6): `ok`, `error` and `prompt` sit at the top level, the figures in `payload`.",
             "properties": {
                 "type": { "const": "summary" },
                 "ok": { "type": "boolean", "description": "True when every turn of every session completed." },
@@ -179,7 +179,7 @@ impl JsonSchema for Event {
             "additionalProperties": true,
         }));
         json_schema!({
-            "description": "One line of minicode.output.v1 JSONL: the envelope (CONTRACT §2) and a payload chosen by `type` (§3, §6).",
+            "description": "One line of minicode.output.v1 JSONL: the envelope (docs/contract.md §2) and a payload chosen by `type` (§3, §6).",
             "type": "object",
             "properties": {
                 "schema": { "const": SCHEMA },
@@ -235,7 +235,7 @@ impl JsonSchema for ErrorCategory {
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
         json_schema!({
-            "description": "An error category: one of CONTRACT §6's, or another (the set is open).",
+            "description": "An error category: one of docs/contract.md §6's, or another (the set is open).",
             "anyOf": [
                 { "enum": ErrorCategory::KNOWN.map(|c| c.as_str().to_owned()) },
                 { "type": "string", "minLength": 1 },

@@ -1,4 +1,4 @@
-//! The `summary` record (CONTRACT §6): the last line of every normalized stream.
+//! The `summary` record (docs/contract.md §6): the last line of every normalized stream.
 
 use std::collections::BTreeMap;
 

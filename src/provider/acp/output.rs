@@ -1,4 +1,4 @@
-//! What one ACP tool update says about its call's output and exit code (CONTRACT §5). ACP
+//! What one ACP tool update says about its call's output and exit code (docs/contract.md §5). ACP
 //! leaves shell output to the agents, and each adapter has its own dialect:
 //!
 //! - Codex: `_meta.terminal_output_delta` (or `terminal_output`) deltas, then
