@@ -33,6 +33,11 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+// Input is read when `poll` says it is ready and a stop request comes from SIGINT/SIGTERM:
+// both are Unix's. Better a clear refusal than a build that half works.
+#[cfg(not(unix))]
+compile_error!("minicode-output builds on Unix only (Linux, macOS, the BSDs)");
+
 pub mod bound;
 pub mod cli;
 pub mod engine;
