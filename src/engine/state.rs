@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use super::clock::Millis;
 use super::shell::ShellAccumulator;
-use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict};
+use crate::event::{
+    ApprovalKind, ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict,
+};
 
 #[derive(Debug)]
 pub(super) struct SessionState {
@@ -114,4 +116,6 @@ impl ToolState {
 #[derive(Debug)]
 pub(super) struct ApprovalState {
     pub tool_call_id: Option<String>,
+    /// `None` for a permission request.
+    pub kind: Option<ApprovalKind>,
 }
