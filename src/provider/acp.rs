@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 
 use super::{LineError, Parse};
 use crate::engine::Engine;
-use crate::event::{ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
+use crate::event::{ErrorCategory, ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
 use exchange::{Request, QUIET_NOTIFICATIONS};
 use tool::Tools;
 use usage::CostTally;
@@ -188,7 +188,7 @@ impl Acp {
 
     fn say_logged_out(&mut self, engine: &mut Engine) {
         if let Some(message) = self.logged_out.take() {
-            engine.warning(message, Some(crate::event::ErrorCategory::ConfigurationError.as_str().to_owned()));
+            engine.warning(message, Some(ErrorCategory::ConfigurationError.as_str().to_owned()));
         }
     }
 
@@ -311,7 +311,7 @@ impl Acp {
         }
         if let Some(e) = codex.error.filter(|e| !e.message.is_empty()) {
             if e.will_retry {
-                engine.warning(format!("retrying: {}", e.message), Some("PROVIDER_ERROR".into()));
+                engine.warning(format!("retrying: {}", e.message), Some(ErrorCategory::ProviderError.as_str().to_owned()));
             } else {
                 engine.ensure_turn();
                 let said = self.system_error.get_or_insert_with(String::new);

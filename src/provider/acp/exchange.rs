@@ -1,8 +1,8 @@
 //! Requests and their responses: `session/new`, `session/load`, `session/prompt`,
 //! `session/request_permission`, `elicitation/create` (a question to the user) and the
-//! `terminal/*` answers a client gives. Without
-//! direction markers a response is matched to its request by id and shape, latest first,
-//! since both sides number their requests independently.
+//! `terminal/*` answers a client gives. Without direction markers a response is matched to
+//! its request by id and shape, latest first, since both sides number their requests
+//! independently.
 
 use serde_json::value::RawValue;
 
