@@ -613,9 +613,24 @@ pub struct Approval {
     /// What is asked (on requests).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// What kind of exchange it is; absent means a permission request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<ApprovalKind>,
     /// The answer (on settlements); absent when the input never said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+}
+
+/// What an approval exchange asks of the user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalKind {
+    /// May a tool run (the default when `kind` is absent).
+    Permission,
+    /// The agent asks the user a question (ACP `elicitation/create`, Claude's
+    /// AskUserQuestion); the answer settles it.
+    Question,
 }
 
 /// The answer to an approval request.
@@ -633,6 +648,10 @@ pub enum Decision {
     RejectAlways,
     /// The request was cancelled.
     Cancelled,
+    /// A question was answered.
+    Answered,
+    /// The user declined to answer a question.
+    Declined,
     /// Never answered in the input.
     Unknown,
 }
@@ -641,6 +660,11 @@ impl Decision {
     /// True when the tool may run.
     pub fn is_allowed(self) -> bool {
         matches!(self, Decision::AllowOnce | Decision::AllowAlways)
+    }
+
+    /// True when the user said yes: allowed a tool or answered a question.
+    pub fn is_yes(self) -> bool {
+        self.is_allowed() || self == Decision::Answered
     }
 }
 

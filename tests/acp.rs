@@ -89,7 +89,14 @@ fn a_late_update_after_the_turn_adds_no_terminal_and_no_turn() {
 
 #[test]
 fn real_adapters_report_exit_4_with_both_lines_in_transcript_and_stdout() {
-    for case in ["claude-code-acp-exit4", "claude-code-acp-exit4@stdout", "codex-acp-exit4", "codex-acp-exit4@stdout"] {
+    for case in [
+        "claude-code-acp-exit4",
+        "claude-code-acp-exit4@stdout",
+        "codex-acp-exit4",
+        "codex-acp-exit4@stdout",
+        "claude-agent-acp-0.101.0-exit4",
+        "claude-agent-acp-0.101.0-exit4@stdout",
+    ] {
         let ev = events(case);
         let ends = tool_ends(&ev);
         assert_eq!(ends.len(), 1, "{case}");
@@ -168,4 +175,135 @@ fn from_acp_reads_auggie_and_acp_alike() {
     let auto = run("normalize", &[], &input);
     assert_eq!(run("normalize", &["--from", "acp"], &input), auto);
     assert_eq!(run("normalize", &["--from", "auggie"], &input), auto);
+}
+
+/// Both inputs of a capture: the transcript and the agent's stdout alone.
+fn both(case: &str) -> [String; 2] {
+    [case.to_owned(), format!("{case}@stdout")]
+}
+
+#[test]
+fn claude_agent_acp_output_is_its_snapshot_once_and_the_call_starts_with_its_command() {
+    for case in both("claude-agent-acp-0.101.0-deny") {
+        let ev = events(&case);
+        let end = tool_ends(&ev)[0];
+        assert_eq!(
+            (end["type"].as_str(), end["payload"]["output"]["stdout"].as_str()),
+            (Some("tool.completed"), Some("should-not-run")),
+            "{case}"
+        );
+        let started = only(&ev, "tool.started");
+        assert_eq!(started["payload"]["command"], "touch denied.txt && echo should-not-run", "{case}");
+    }
+}
+
+#[test]
+fn claude_agent_acp_exit_code_line_is_metadata() {
+    for case in both("claude-agent-acp-0.101.0-exit4") {
+        let ev = events(&case);
+        let live: Vec<&str> =
+            of_type(&ev, "tool.output").iter().filter_map(|e| e["payload"]["delta"].as_str()).collect();
+        assert_eq!(live, ["line1\nline2"], "{case}: no `Exit code 4` line in the live output either");
+    }
+}
+
+#[test]
+fn claude_agent_acp_cancel_is_cancelled_and_its_refused_sleep_is_not() {
+    for case in both("claude-agent-acp-0.101.0-cancelwait") {
+        let ev = events(&case);
+        assert_eq!(tool_ends(&ev)[0]["type"], "tool.cancelled", "{case}");
+        assert_eq!(summary(&ev)["status"], "cancelled", "{case}");
+    }
+    for case in both("claude-agent-acp-0.101.0-cancel") {
+        // Claude Code refused `sleep 30; …` as a bad tool use before running it: no
+        // permission decided it, and nothing was cancelled.
+        assert_eq!(tool_ends(&events(&case))[0]["type"], "tool.failed", "{case}");
+    }
+}
+
+#[test]
+fn claude_agent_acp_child_tools_carry_their_parent() {
+    for case in both("claude-agent-acp-0.101.0-subagent") {
+        let ev = events(&case);
+        let started = of_type(&ev, "tool.started");
+        let agent = started[0]["payload"]["toolCallId"].as_str().unwrap();
+        assert_eq!(started[0]["payload"]["kind"], "agent", "{case}");
+        assert!(started[0].get("parentId").is_none(), "{case}");
+        assert_eq!(started[1]["parentId"], agent, "{case}: the child's Bash is not a root tool");
+        assert!(tool_ends(&ev).iter().filter(|e| e.get("parentId").is_some()).count() == 1, "{case}");
+    }
+}
+
+#[test]
+fn new_adapters_leave_nothing_raw_and_report_usage_and_cost() {
+    for agent in ["claude-agent-acp-0.101.0", "codex-acp-2.6.0"] {
+        for scenario in ["text", "exit4", "write", "cancel"] {
+            for case in both(&format!("{agent}-{scenario}")) {
+                let ev = events(&case);
+                let s = summary(&ev);
+                assert_eq!(s["payload"]["input"]["raw"], 0, "{case}: `_auth/status_update` and the rest are read");
+                assert!(s["payload"]["usage"]["input_tokens"].as_u64().is_some_and(|n| n > 0), "{case}");
+                let cost = s["payload"]["usage"].get("cost_usd");
+                assert_eq!(cost.is_some(), agent.starts_with("claude"), "{case}: Claude's adapter states a cost");
+            }
+        }
+    }
+}
+
+#[test]
+fn codex_acp_system_error_fails_the_run_with_the_providers_message() {
+    for case in both("codex-acp-2.6.0-err500") {
+        let ev = events(&case);
+        let failed = only(&ev, "turn.failed");
+        assert_eq!(failed["payload"]["stopReason"], "end_turn", "{case}");
+        let s = summary(&ev);
+        assert_eq!(
+            (s["ok"].as_bool(), s["error"]["category"].as_str()),
+            (Some(false), Some("PROVIDER_ERROR")),
+            "{case}"
+        );
+        assert_eq!(
+            s["error"]["message"], "We\u{2019}re currently experiencing high demand, which may cause temporary errors.",
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn an_agents_questions_are_approvals_of_kind_question_settled_by_their_answers() {
+    let ev = events("constructed-elicitation");
+    let settled: Vec<(&str, &str)> = of_type(&ev, "approval.settled")
+        .iter()
+        .map(|e| (e["payload"]["kind"].as_str().unwrap(), e["payload"]["decision"].as_str().unwrap()))
+        .collect();
+    assert_eq!(settled, [("question", "answered"), ("question", "declined"), ("question", "cancelled")]);
+    let asked = of_type(&ev, "approval.requested");
+    assert_eq!(asked[0]["payload"]["toolCallId"], "call_1", "a question of a tool call names it");
+    assert_eq!(summary(&ev)["ok"], true, "a declined question fails nothing");
+    let ev = events("constructed-elicitation@stdout");
+    let decisions: Vec<&str> =
+        of_type(&ev, "approval.settled").iter().map(|e| e["payload"]["decision"].as_str().unwrap()).collect();
+    assert_eq!(decisions, ["unknown"; 3], "the client's answers are not on the agent's stdout");
+}
+
+#[test]
+fn the_constructed_questions_are_valid_acp() {
+    let schema: Value = serde_json::from_slice(&read("acp-schema/schema.json")).unwrap();
+    let def = |name: &str| {
+        jsonschema::validator_for(&serde_json::json!({"$ref": format!("#/$defs/{name}"), "$defs": schema["$defs"]}))
+            .unwrap()
+    };
+    let (request, response) = (def("CreateElicitationRequest"), def("CreateElicitationResponse"));
+    let (mut requests, mut responses) = (0, 0);
+    for line in json_lines(&read("acp/constructed-elicitation.input.jsonl")) {
+        if line["method"] == "elicitation/create" {
+            requests += 1;
+            assert!(request.is_valid(&line["params"]), "{line}");
+        } else if line["result"].get("action").is_some() {
+            responses += 1;
+            assert!(response.is_valid(&line["result"]), "{line}");
+        }
+    }
+    assert_eq!((requests, responses), (3, 3));
+    assert!(!request.is_valid(&serde_json::json!({"sessionId": "s", "mode": "url", "message": "no url"})));
 }

@@ -14,6 +14,7 @@ use crate::support::*;
 /// (so a parser change does not move these goldens) and hand-written streams that reach
 /// every event type, parallel and nested tools, several sessions and unknown types.
 pub const CASES: &[&str] = &[
+    "acp-elicitation",
     "claude-cancel",
     "claude-deny-write",
     "claude-err429",

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use super::clock::Millis;
 use super::shell::ShellAccumulator;
 use super::ToolStatus;
-use crate::event::{ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict};
+use crate::event::{
+    ApprovalKind, ErrorInfo, Outcome, SessionFigures, ToolCounts, ToolKind, ToolStarted, Usage, Verdict,
+};
 
 #[derive(Debug)]
 pub(super) struct SessionState {
@@ -142,4 +144,6 @@ pub(super) struct HeldEnd {
 #[derive(Debug)]
 pub(super) struct ApprovalState {
     pub tool_call_id: Option<String>,
+    /// `None` for a permission request.
+    pub kind: Option<ApprovalKind>,
 }

@@ -127,6 +127,37 @@ fn a_rejected_approval_makes_the_failed_tool_denied() {
 }
 
 #[test]
+fn a_question_is_settled_by_its_answer_and_a_declined_one_refuses_no_tool() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    e.tool_started(shell("t1", "deploy"), ToolContext::default());
+    e.question_asked("q1", Some("t1"), Some("Which env?".into()));
+    e.approval_settled("q1", Decision::Declined);
+    e.tool_ended("t1", ToolStatus::Failed, None);
+    e.question_asked("q2", None, Some("Go on?".into()));
+    e.approval_settled("q2", Decision::Answered);
+    let evs: Vec<Event> = e.drain().collect();
+    assert_eq!(types(&evs)[3], "tool.failed", "a declined question is no denial of the tool");
+    let approvals: Vec<(Option<ApprovalKind>, Option<Decision>, Option<Status>)> = evs
+        .iter()
+        .filter_map(|ev| match &ev.body {
+            Body::ApprovalRequested(a) | Body::ApprovalSettled(a) => Some((a.kind, a.decision, ev.status)),
+            _ => None,
+        })
+        .collect();
+    let q = Some(ApprovalKind::Question);
+    assert_eq!(
+        approvals,
+        [
+            (q, None, Some(Status::Started)),
+            (q, Some(Decision::Declined), Some(Status::Denied)),
+            (q, None, Some(Status::Started)),
+            (q, Some(Decision::Answered), Some(Status::Completed)),
+        ]
+    );
+}
+
+#[test]
 fn a_call_whose_approval_was_refused_is_denied_when_its_turn_is_cancelled() {
     let mut e = engine();
     e.begin_line(1, false);

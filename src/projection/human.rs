@@ -19,7 +19,7 @@ use self::layout::{Block, Layout, RunKey, RunStyle};
 use self::style::{clean, one_line, Mark, Paint, Tone};
 use super::calls::Calls;
 use super::{Flow, Projection};
-use crate::event::{Approval, Body, Event, Outcome, Plan, Role, Usage, Visibility};
+use crate::event::{Approval, ApprovalKind, Body, Event, Outcome, Plan, Role, Usage, Visibility};
 
 /// How much a human projection shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -260,7 +260,11 @@ impl Human {
         let call = owner.as_ref().and_then(|k| self.calls.get(&k.0, &k.1));
         let indent = call.map_or_else(|| self.indent_of(ev), |c| 2 * c.depth + 2);
         let settled = matches!(ev.body, Body::ApprovalSettled(_));
-        let mark = if settled { Mark::decision(a.decision) } else { Mark::APPROVAL };
+        let mark = match (settled, a.kind) {
+            (true, _) => Mark::decision(a.decision),
+            (false, Some(ApprovalKind::Question)) => Mark::QUESTION,
+            (false, _) => Mark::APPROVAL,
+        };
         let adjacent = owner.is_some() && self.page.owner == owner;
         let subject = match (&a.title, call) {
             (Some(t), _) => Some(one_line(t, 200)),

@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::{output_text, Flow, Projection};
-use crate::event::{Body, Decision, ErrorInfo, Event, Outcome, RawRef, Role, Summary, Usage, Visibility};
+use crate::event::{ApprovalKind, Body, Decision, ErrorInfo, Event, Outcome, RawRef, Role, Summary, Usage, Visibility};
 
 /// The SSE projection.
 #[derive(Debug)]
@@ -323,17 +323,24 @@ impl Projection for Sse {
                 self.frame(out, ev, body)?;
             }
             Body::ApprovalRequested(a) => {
-                let text = a.title.clone().unwrap_or_else(|| "approval requested".into());
-                self.frame(out, ev, status("approval_requested", "approval", text))?;
+                let (word, kind, text) = match a.kind {
+                    Some(ApprovalKind::Question) => ("question_asked", "question", "question asked"),
+                    _ => ("approval_requested", "approval", "approval requested"),
+                };
+                let text = a.title.clone().unwrap_or_else(|| text.into());
+                self.frame(out, ev, status(word, kind, text))?;
             }
             Body::ApprovalSettled(a) => {
                 let word = match a.decision {
                     Some(d) if d.is_allowed() => "approved",
+                    Some(Decision::Answered) => "answered",
+                    Some(Decision::Declined) => "declined",
                     Some(Decision::Cancelled) => "cancelled",
                     Some(Decision::Unknown) | None => "unanswered",
                     Some(_) => "rejected",
                 };
-                self.frame(out, ev, status(word, "approval", a.title.clone().unwrap_or_default()))?;
+                let kind = if a.kind == Some(ApprovalKind::Question) { "question" } else { "approval" };
+                self.frame(out, ev, status(word, kind, a.title.clone().unwrap_or_default()))?;
             }
             Body::Plan(p) => {
                 let text =

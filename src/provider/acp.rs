@@ -6,13 +6,17 @@
 //! error) ends it. With stdout alone the requests are missing, so updates open a turn and
 //! the response carrying `stopReason` ends it. `session/update` notifications carry text,
 //! reasoning, plans and tool calls (modules `tool` and `output`);
-//! `session/request_permission` and its answer are approvals (module `exchange`). Messages
-//! that carry no meaning (an `initialize` request, `session/cancel`, mode changes) are
-//! accepted silently and referenced by the next event.
+//! `session/request_permission` and its answer are approvals, `elicitation/create` and its
+//! answer questions (module `exchange`). Codex's adapter reports a failed model request only
+//! as agent text after `_meta.codex.threadStatus: systemError`, and its prompt still ends
+//! `end_turn`: that turn failed. Messages that carry no meaning (an `initialize` request,
+//! `session/cancel`, mode changes, `_auth/status_update` unless it says the agent is logged
+//! out) are accepted silently and referenced by the next event.
 
 mod exchange;
 mod output;
 mod tool;
+mod usage;
 mod wire;
 
 use serde::de::DeserializeOwned;
@@ -20,10 +24,11 @@ use serde_json::value::RawValue;
 
 use super::{LineError, Parse};
 use crate::engine::Engine;
-use crate::event::{ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
+use crate::event::{ErrorCategory, ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
 use exchange::{Request, QUIET_NOTIFICATIONS};
 use tool::Tools;
-use wire::{Envelope, Implementation, Meta, SessionUpdate, ToolCall, UpdateParams, UpdateTag};
+use usage::CostTally;
+use wire::{AuthStatusParams, Envelope, Implementation, Meta, SessionUpdate, ToolCall, UpdateParams, UpdateTag};
 
 /// The ACP parser.
 #[derive(Debug, Default)]
@@ -38,7 +43,17 @@ pub struct Acp {
     tools: Tools,
     /// A first, empty `tool_call` announcement held for one line (see `Tools::is_placeholder`).
     held: Option<(Option<String>, ToolCall)>,
+    /// The agent's thread reported a system error in the current turn; the agent text that
+    /// follows (bounded) says what failed.
+    system_error: Option<String>,
+    /// The session's cumulative cost (`usage_update.cost`), reported per turn.
+    cost: CostTally,
+    /// The agent said it is logged out before any session started: said once one starts.
+    logged_out: Option<String>,
 }
+
+/// How much of the agent's text after a system error is kept as the error's message.
+const SYSTEM_ERROR_TEXT: usize = 2000;
 
 /// Adapters whose `_meta` means something different from the others'.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +61,8 @@ enum Dialect {
     /// Not known yet: `_meta` keys may still tell.
     #[default]
     Unknown,
-    /// `@zed-industries/claude-code-acp`: `terminal_output` is a snapshot; refusals are text.
+    /// `@zed-industries/claude-code-acp` and its successor `claude-agent-acp`:
+    /// `terminal_output` is a snapshot; refusals are `nonExecutionKind` or text.
     Claude,
     /// `codex-acp`: `terminal_output` is a delta.
     Codex,
@@ -96,6 +112,14 @@ impl Parse for Acp {
                 self.release_held(engine);
                 match id {
                     Some(id) => self.request(method, id, env.params, engine),
+                    None if method == "session/cancel" => {
+                        self.tools.cancel_requested = true;
+                        Ok(())
+                    }
+                    None if method == "_auth/status_update" => {
+                        self.auth_status(env.params, engine);
+                        Ok(())
+                    }
                     None if QUIET_NOTIFICATIONS.contains(&method) => Ok(()),
                     None => Err(LineError::UnknownType(method.to_owned())),
                 }
@@ -137,13 +161,34 @@ impl Acp {
     }
 
     /// Makes `id` the current session, starting it on first sight.
-    fn enter_session(&self, engine: &mut Engine, id: Option<&str>) {
+    fn enter_session(&mut self, engine: &mut Engine, id: Option<&str>) {
         match id {
             Some(id) if engine.session_id() != Some(id) => {
                 engine.session_started(Some(id), self.session_info(None, None))
             }
             None if engine.session_id().is_none() => engine.session_started(None, self.session_info(None, None)),
             _ => {}
+        }
+        self.say_logged_out(engine);
+    }
+
+    /// `_auth/status_update`: who the agent is logged in as. Only a known logged-out state
+    /// (`kind: none`) matters to a run; it is a configuration warning of the session.
+    fn auth_status(&mut self, raw: Option<&RawValue>, engine: &mut Engine) {
+        let Ok(p) = params::<AuthStatusParams>(raw) else { return };
+        if p.auth_status.kind != "none" {
+            return;
+        }
+        let label = p.auth_status.label.filter(|l| !l.is_empty()).map_or_else(String::new, |l| format!(" ({l})"));
+        self.logged_out = Some(format!("the agent reports that it is not logged in{label}"));
+        if engine.session_id().is_some() {
+            self.say_logged_out(engine);
+        }
+    }
+
+    fn say_logged_out(&mut self, engine: &mut Engine) {
+        if let Some(message) = self.logged_out.take() {
+            engine.warning(message, Some(ErrorCategory::ConfigurationError.as_str().to_owned()));
         }
     }
 
@@ -154,7 +199,7 @@ impl Acp {
     }
 
     /// A failure outside any turn; it still belongs to a session.
-    fn run_failed(&self, engine: &mut Engine, error: ErrorInfo) {
+    fn run_failed(&mut self, engine: &mut Engine, error: ErrorInfo) {
         self.enter_session(engine, None);
         engine.run_error(error);
     }
@@ -169,12 +214,19 @@ impl Acp {
                 return Err(e);
             }
         };
-        let again = matches!((&self.held, &p.update), (Some((_, h)), SessionUpdate::ToolCall(c)) if h.tool_call_id == c.tool_call_id);
-        if again {
-            self.held = None; // the second announcement supersedes the first
-        } else {
-            self.release_held(engine);
-        }
+        // The call's input, in a second announcement (claude-code-acp) or in the update that
+        // follows (claude-agent-acp), completes the held empty one.
+        let mut held = match (self.held.take(), &p.update) {
+            (Some((_, h)), SessionUpdate::ToolCall(c)) if h.tool_call_id == c.tool_call_id => None,
+            (Some((_, h)), SessionUpdate::ToolCallUpdate(c)) if h.tool_call_id == c.tool_call_id && Tools::has_input(c) => {
+                Some(h)
+            }
+            (other, _) => {
+                self.held = other;
+                self.release_held(engine);
+                None
+            }
+        };
         if let SessionUpdate::Unknown = p.update {
             let kind = params::<UpdateTag>(raw).map(|t| t.update.kind).unwrap_or_default();
             return Err(LineError::UnknownType(format!("session/update {kind}")));
@@ -190,16 +242,24 @@ impl Acp {
                     }
                 }
             }
-            SessionUpdate::AgentMessageChunk { content } => {
+            SessionUpdate::AgentMessageChunk { content, meta } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
-                    engine.text(Role::Assistant, text.to_owned(), None);
+                    if Meta::is_claude_warning(meta.as_ref()) {
+                        let message = text.strip_prefix("**Warning:** ").unwrap_or(text);
+                        engine.warning(message.to_owned(), None);
+                        return Ok(());
+                    }
+                    if let Some(said) = self.system_error.as_mut() {
+                        keep_said(said, text);
+                    }
+                    engine.text(Role::Assistant, text.to_owned(), Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
-            SessionUpdate::AgentThoughtChunk { content } => {
+            SessionUpdate::AgentThoughtChunk { content, meta } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
-                    engine.reasoning(text.to_owned(), None);
+                    engine.reasoning(text.to_owned(), Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
             SessionUpdate::ToolCall(call) => {
@@ -212,20 +272,54 @@ impl Acp {
             }
             SessionUpdate::ToolCallUpdate(call) => {
                 self.note_dialect(&call);
-                self.tools.update(engine, self.dialect, call, false);
+                match held.take() {
+                    Some(mut first) => {
+                        first.absorb(call);
+                        self.tools.update(engine, self.dialect, first, true);
+                    }
+                    None => self.tools.update(engine, self.dialect, call, false),
+                }
             }
             SessionUpdate::Plan { entries } => {
                 engine.ensure_turn();
                 engine.plan(entries.into_iter().map(plan_entry).collect());
             }
+            SessionUpdate::SessionInfoUpdate { meta } => {
+                self.codex_thread(meta.and_then(|m| m.codex), engine);
+            }
+            SessionUpdate::UsageUpdate { cost } => self.cost.saw(cost),
             SessionUpdate::AvailableCommandsUpdate {}
             | SessionUpdate::CurrentModeUpdate {}
             | SessionUpdate::ConfigOptionUpdate {}
-            | SessionUpdate::SessionInfoUpdate {}
-            | SessionUpdate::UsageUpdate {}
             | SessionUpdate::Unknown => {}
         }
         Ok(())
+    }
+
+    /// Codex's thread status and errors. `systemError` fails the turn whatever its stop
+    /// reason (a later `active` is a retry that recovered); an error that will be retried
+    /// is a warning.
+    fn codex_thread(&mut self, codex: Option<wire::CodexMeta>, engine: &mut Engine) {
+        let Some(codex) = codex else { return };
+        match codex.thread_status.map(|s| s.kind).as_deref() {
+            Some("systemError") => {
+                engine.ensure_turn();
+                self.system_error.get_or_insert_with(String::new);
+            }
+            Some("active") => self.system_error = None,
+            _ => {}
+        }
+        if let Some(e) = codex.error.filter(|e| !e.message.is_empty()) {
+            if e.will_retry {
+                engine.warning(format!("retrying: {}", e.message), Some(ErrorCategory::ProviderError.as_str().to_owned()));
+            } else {
+                engine.ensure_turn();
+                let said = self.system_error.get_or_insert_with(String::new);
+                if said.is_empty() {
+                    keep_said(said, &e.message);
+                }
+            }
+        }
     }
 
     /// Starts a held announcement: the line after it did not announce the call again.
@@ -235,6 +329,12 @@ impl Acp {
             self.tools.update(engine, self.dialect, call, true);
         }
     }
+}
+
+/// Appends what the agent said of a system error, up to [`SYSTEM_ERROR_TEXT`] bytes.
+fn keep_said(said: &mut String, text: &str) {
+    let room = SYSTEM_ERROR_TEXT.saturating_sub(said.len());
+    said.push_str(&text[..crate::bound::floor_boundary(text, room)]);
 }
 
 fn plan_entry(e: wire::PlanEntry) -> PlanEntry {

@@ -125,6 +125,8 @@ impl Mark {
     }
     /// Something that needs the user.
     pub const APPROVAL: Mark = Mark { glyph: "?", word: "approval needed", tone: Tone::Warn };
+    /// A question for the user.
+    pub const QUESTION: Mark = Mark { glyph: "?", word: "question", tone: Tone::Warn };
     /// A warning.
     pub const WARNING: Mark = Mark { glyph: "⚠", word: "warning", tone: Tone::Warn };
 
@@ -136,6 +138,8 @@ impl Mark {
             Some(Decision::RejectOnce) => Mark { glyph: "⊘", word: "rejected", tone: Tone::Warn },
             Some(Decision::RejectAlways) => Mark { glyph: "⊘", word: "rejected always", tone: Tone::Warn },
             Some(Decision::Cancelled) => Mark { glyph: "◌", word: "cancelled", tone: Tone::Warn },
+            Some(Decision::Answered) => Mark { glyph: "✓", word: "answered", tone: Tone::Good },
+            Some(Decision::Declined) => Mark { glyph: "⊘", word: "declined", tone: Tone::Warn },
             Some(Decision::Unknown) | None => Mark { glyph: "?", word: "unanswered", tone: Tone::Muted },
         }
     }

@@ -1,15 +1,19 @@
 //! Requests and their responses: `session/new`, `session/load`, `session/prompt`,
-//! `session/request_permission` and the `terminal/*` answers a client gives. Without
-//! direction markers a response is matched to its request by id and shape, latest first,
-//! since both sides number their requests independently.
+//! `session/request_permission`, `elicitation/create` (a question to the user) and the
+//! `terminal/*` answers a client gives. Without direction markers a response is matched to
+//! its request by id and shape, latest first, since both sides number their requests
+//! independently.
 
 use serde_json::value::RawValue;
 
-use super::wire::{AnyResult, ContentBlock, PermissionParams, PromptParams, RpcError, SessionParams, TerminalParams};
-use super::{id_text, params, Acp, Dialect};
-use crate::provider::errors::provider_error;
+use super::wire::{
+    AnyResult, ContentBlock, ElicitationParams, PermissionParams, PromptParams, RpcError, SessionParams,
+    TerminalParams,
+};
+use super::{id_text, params, usage, Acp, Dialect};
 use crate::engine::{Engine, UsageScope};
-use crate::event::{Decision, ErrorCategory, ErrorInfo, Outcome, Usage};
+use crate::event::{Decision, ErrorCategory, ErrorInfo, Outcome};
+use crate::provider::errors::provider_error;
 use crate::provider::LineError;
 
 /// A request still waiting for its response.
@@ -42,8 +46,14 @@ enum Pending {
     },
     Permission {
         approval: String,
+        tool: String,
         session: Option<String>,
         options: Vec<(String, Decision)>,
+    },
+    /// `elicitation/create`.
+    Question {
+        approval: String,
+        session: Option<String>,
     },
     /// `terminal/output` or `terminal/wait_for_exit`.
     Terminal {
@@ -113,10 +123,12 @@ impl Acp {
                 let p: PromptParams = params(raw)?;
                 self.enter_session(engine, p.session_id.as_deref());
                 let text: Vec<&str> = p.prompt.iter().flatten().filter_map(ContentBlock::text).collect();
+                self.turn_over();
                 engine.turn_started((!text.is_empty()).then(|| text.join("\n")));
                 Pending::Prompt { session: p.session_id }
             }
             "session/request_permission" => self.permission_requested(id, params(raw)?, engine),
+            "elicitation/create" => self.question_asked(id, params(raw)?, engine),
             "terminal/output" | "terminal/wait_for_exit" => match params::<TerminalParams>(raw) {
                 Ok(p) => Pending::Terminal { terminal: p.terminal_id },
                 Err(_) => Pending::Other,
@@ -135,14 +147,31 @@ impl Acp {
         self.enter_session(engine, p.session_id.as_deref());
         self.note_dialect(&p.tool_call);
         engine.ensure_turn();
-        let tool_id = p.tool_call.tool_call_id.clone();
+        let tool = p.tool_call.tool_call_id.clone();
         let title = p.tool_call.title.clone();
         self.tools.update(engine, self.dialect, p.tool_call, true);
+        self.tools.permission_asked(&tool);
         let approval = id_text(id);
-        engine.approval_requested(&approval, Some(&tool_id), title);
+        engine.approval_requested(&approval, Some(&tool), title);
         let options =
             p.options.unwrap_or_default().into_iter().map(|o| (o.option_id, decision_of(o.kind.as_deref()))).collect();
-        Pending::Permission { approval, session: p.session_id, options }
+        Pending::Permission { approval, tool, session: p.session_id, options }
+    }
+
+    /// An agent's question (a form to fill, or a URL to visit): an approval exchange of kind
+    /// `question`. One scoped to a request rather than a session opens no turn.
+    fn question_asked(&mut self, id: &RawValue, p: ElicitationParams, engine: &mut Engine) -> Pending {
+        self.enter_session(engine, p.session_id.as_deref());
+        if p.session_id.is_some() {
+            engine.ensure_turn();
+        }
+        let title = match (p.message.filter(|m| !m.is_empty()), p.url) {
+            (Some(m), Some(url)) => Some(format!("{m} ({url})")),
+            (m, url) => m.or(url),
+        };
+        let approval = id_text(id);
+        engine.question_asked(&approval, p.tool_call_id.as_deref(), title);
+        Pending::Question { approval, session: p.session_id }
     }
 
     // ------------------------------------------------------------- responses ----
@@ -161,13 +190,26 @@ impl Acp {
         }
         match pending {
             Some(Pending::Prompt { session }) => self.prompt_ended(session.as_deref(), result, engine),
-            Some(Pending::Permission { approval, session, options }) => {
+            Some(Pending::Permission { approval, tool, session, options }) => {
                 let decision = match result.outcome {
                     Some(o) if o.outcome == "selected" => options
                         .into_iter()
                         .find(|(id, _)| Some(id) == o.option_id.as_ref())
                         .map_or(Decision::Unknown, |(_, d)| d),
                     Some(o) if o.outcome == "cancelled" => Decision::Cancelled,
+                    _ => Decision::Unknown,
+                };
+                if decision != Decision::Unknown {
+                    self.tools.permission_answered(&tool, decision.is_allowed());
+                }
+                self.enter_session(engine, session.as_deref());
+                engine.approval_settled(&approval, decision);
+            }
+            Some(Pending::Question { approval, session }) => {
+                let decision = match result.action.as_deref() {
+                    Some("accept") => Decision::Answered,
+                    Some("decline") => Decision::Declined,
+                    Some("cancel") => Decision::Cancelled,
                     _ => Decision::Unknown,
                 };
                 self.enter_session(engine, session.as_deref());
@@ -203,6 +245,7 @@ impl Acp {
     /// client), and the agent's requests are only answered in a transcript.
     fn take_pending(&mut self, id: &str, result: &AnyResult, is_error: bool) -> Option<Pending> {
         let by_client = result.outcome.is_some()
+            || result.action.is_some()
             || result.output.is_some()
             || result.exit_status.is_some()
             || result.exit_code.is_some();
@@ -213,42 +256,51 @@ impl Acp {
             side && match r.what {
                 Pending::Prompt { .. } => is_error || result.stop_reason.is_some(),
                 Pending::Permission { .. } => is_error || result.outcome.is_some(),
-                _ => result.stop_reason.is_none() && result.outcome.is_none(),
+                Pending::Question { .. } => is_error || result.action.is_some(),
+                _ => result.stop_reason.is_none() && result.outcome.is_none() && result.action.is_none(),
             }
         };
         let i = self.pending.iter().rposition(|r| r.id == id && fits(r))?;
         Some(self.pending.remove(i).what)
     }
 
-    fn session_created(&self, result: AnyResult, cwd: Option<String>, engine: &mut Engine) {
+    fn session_created(&mut self, result: AnyResult, cwd: Option<String>, engine: &mut Engine) {
         let Some(sid) = result.session_id else { return };
+        self.cost.reset();
         let model = result.models.and_then(|m| m.current_model_id).or_else(|| {
             let options = result.config_options?;
             let model = options.into_iter().find(|o| o.category.as_deref() == Some("model"))?;
             model.current_value?.as_str().map(str::to_owned)
         });
         engine.session_started(Some(&sid), self.session_info(cwd, model));
+        self.say_logged_out(engine);
     }
 
-    fn prompt_ended(&self, session: Option<&str>, result: AnyResult, engine: &mut Engine) {
+    fn prompt_ended(&mut self, session: Option<&str>, result: AnyResult, engine: &mut Engine) {
         self.enter_session(engine, session);
         engine.ensure_turn();
-        if let Some(u) = result.usage {
-            let usage = Usage {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                cache_read: u.cached_read_tokens,
-                cache_write: u.cached_write_tokens,
-                cost_usd: None,
-            };
-            engine.usage(usage, UsageScope::Increment);
+        let mut figures = result.usage.as_ref().map(usage::of_prompt).unwrap_or_default();
+        figures.cost_usd = self.cost.take_turn();
+        engine.usage(figures, UsageScope::Increment);
+        let (mut outcome, mut error) = result.stop_reason.as_deref().map_or((Outcome::Completed, None), stop_outcome);
+        if let Some(said) = self.system_error.take().filter(|_| outcome == Outcome::Completed) {
+            let said = said.trim();
+            let message = if said.is_empty() { "the agent's model request failed (system error)" } else { said };
+            outcome = Outcome::Failed;
+            error = Some(provider_error(message, None));
         }
-        let (outcome, error) = result.stop_reason.as_deref().map_or((Outcome::Completed, None), stop_outcome);
         engine.turn_ended(outcome, result.stop_reason, error);
+        self.turn_over();
+    }
+
+    /// Forgets what the turn said of itself: the next one starts clean.
+    pub(super) fn turn_over(&mut self) {
+        self.system_error = None;
+        self.tools.cancel_requested = false;
     }
 
     /// A JSON-RPC error response: a failed prompt fails its turn, a failed setup the run.
-    fn failed(&self, pending: Option<Pending>, e: &RpcError, engine: &mut Engine) {
+    fn failed(&mut self, pending: Option<Pending>, e: &RpcError, engine: &mut Engine) {
         let error = rpc_error(e);
         match pending {
             Some(Pending::Prompt { session }) => {
@@ -259,14 +311,18 @@ impl Acp {
                 } else {
                     engine.turn_ended(Outcome::Failed, None, Some(error));
                 }
+                self.turn_over();
             }
             Some(Pending::Setup | Pending::NewSession { .. } | Pending::LoadSession { .. }) => {
                 self.run_failed(engine, error)
             }
             // The client could not answer the agent, or a side request failed: the agent
             // reports what that meant for the call.
-            Some(Pending::Permission { .. } | Pending::Terminal { .. } | Pending::Other) => {}
-            None if engine.turn_is_open() => engine.turn_ended(Outcome::Failed, None, Some(error)),
+            Some(Pending::Permission { .. } | Pending::Question { .. } | Pending::Terminal { .. } | Pending::Other) => {}
+            None if engine.turn_is_open() => {
+                engine.turn_ended(Outcome::Failed, None, Some(error));
+                self.turn_over();
+            }
             None => self.run_failed(engine, error),
         }
     }

@@ -23,6 +23,9 @@ use crate::event::Stream;
 pub(super) struct Context {
     /// `_meta.terminal_output` carries deltas (Codex's adapter), not snapshots (Claude's).
     pub terminal_deltas: bool,
+    /// Claude's adapter: its terminal text is Claude Code's result text, which starts
+    /// `Exit code N` when the command failed.
+    pub claude: bool,
     /// Structured stdout/stderr already arrived, so a plain text result only repeats it.
     pub structured: bool,
     /// Text `content` is output (not for a first announcement, where it describes the call).
@@ -60,17 +63,26 @@ impl Reading {
 pub(super) fn read(call: &ToolCall, cx: Context) -> Reading {
     let mut r = Reading::default();
     if let Some(meta) = &call.meta {
+        if let Some(resp) = meta.claude_code.as_ref().and_then(|c| c.tool_response.as_ref()) {
+            structured_streams(&mut r, resp, Update::Snapshot);
+        }
         if let Some(d) = &meta.terminal_output_delta {
             r.piece(Stream::Combined, Update::Delta, &d.data);
         }
         if let Some(d) = &meta.terminal_output {
-            r.piece(Stream::Combined, if cx.terminal_deltas { Update::Delta } else { Update::Snapshot }, &d.data);
+            if cx.terminal_deltas {
+                r.piece(Stream::Combined, Update::Delta, &d.data);
+            } else if !cx.claude {
+                r.piece(Stream::Combined, Update::Snapshot, &d.data);
+            } else if !(cx.structured || r.structured) {
+                // Claude's terminal text joins the structured stdout and stderr, when they
+                // came, into one: it would only repeat them.
+                let text = exit_prefix(&mut r, &d.data);
+                r.piece(Stream::Combined, Update::Snapshot, text);
+            }
         }
         if let Some(code) = meta.terminal_exit.as_ref().and_then(|e| e.exit_code) {
             r.exits.push((ExitSource::Explicit, code));
-        }
-        if let Some(resp) = meta.claude_code.as_ref().and_then(|c| c.tool_response.as_ref()) {
-            structured_streams(&mut r, resp, Update::Snapshot);
         }
     }
     let cx = Context { structured: cx.structured || r.structured, ..cx };
@@ -87,13 +99,7 @@ pub(super) fn read(call: &ToolCall, cx: Context) -> Reading {
 fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
     match v {
         Value::String(s) => {
-            let text = match parse_exit_prefix(s) {
-                Some((code, rest)) => {
-                    r.exits.push((ExitSource::ParsedText, code));
-                    rest
-                }
-                None => s,
-            };
+            let text = exit_prefix(r, s);
             final_text(r, text, cx);
             true
         }
@@ -123,6 +129,18 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+/// Claude Code's failed Bash result starts `Exit code N`: that line is metadata (the exit,
+/// parsed from text), and the output is what follows it.
+fn exit_prefix<'a>(r: &mut Reading, text: &'a str) -> &'a str {
+    match parse_exit_prefix(text) {
+        Some((code, rest)) => {
+            r.exits.push((ExitSource::ParsedText, code));
+            rest
+        }
+        None => text,
     }
 }
 

@@ -301,3 +301,263 @@ fn a_clients_answers_are_known_by_their_shape_without_its_requests() {
     let out = ended(&ev)[0].output.as_ref().unwrap();
     assert_eq!((out.stdout.as_deref(), out.truncated), (Some("ok\n"), true));
 }
+
+fn init(agent: &str) -> Value {
+    result(json!(0), json!({"protocolVersion": 1, "agentInfo": {"name": agent, "version": "1"}}))
+}
+
+fn tool_update(id: &str, fields: Value) -> Value {
+    let mut u = json!({"sessionUpdate": "tool_call_update", "toolCallId": id});
+    u.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+    update(u)
+}
+
+/// A shell call as claude-agent-acp 0.101 announces it: an empty `tool_call` with
+/// `terminal_info`, then the input in a `tool_call_update`.
+fn claude_bash(id: &str, command: &str, meta: Value) -> [Value; 2] {
+    let mut first = json!({"claudeCode": {"toolName": "Bash"}, "terminal_info": {"terminal_id": id}});
+    first["claudeCode"].as_object_mut().unwrap().extend(meta.as_object().unwrap().clone());
+    [
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": id, "rawInput": {}, "status": "pending",
+            "title": "Terminal", "kind": "execute", "_meta": first})),
+        tool_update(id, json!({"rawInput": {"command": command}, "title": command, "_meta": {"claudeCode": {"toolName": "Bash"}}})),
+    ]
+}
+
+fn terminal_output(id: &str, data: &str) -> Value {
+    tool_update(id, json!({"_meta": {"terminal_output": {"terminal_id": id, "data": data}}}))
+}
+
+fn terminal_exit(id: &str, status: &str, exit: Value, claude: Value) -> Value {
+    tool_update(
+        id,
+        json!({"status": status, "_meta": {"claudeCode": claude, "terminal_exit": {"terminal_id": id, "exit_code": exit}}}),
+    )
+}
+
+#[test]
+fn claudes_terminal_output_is_a_snapshot_though_it_announces_a_terminal() {
+    let [call, input] = claude_bash("t1", "echo one", json!({}));
+    let ev = run(&[
+        init("@agentclientprotocol/claude-agent-acp"),
+        call,
+        input,
+        tool_update("t1", json!({"_meta": {"claudeCode": {"toolName": "Bash", "toolResponse": {"stdout": "one", "stderr": "warn"}}}})),
+        terminal_output("t1", "one\nwarn"),
+        terminal_exit("t1", "completed", json!(0), json!({"toolName": "Bash"})),
+    ]);
+    let out = ended(&ev)[0].output.as_ref().unwrap();
+    assert_eq!((out.stdout.as_deref(), out.stderr.as_deref()), (Some("one"), Some("warn")));
+    let started = ev.iter().find_map(|e| match &e.body {
+        Body::ToolStarted(s) => Some(s),
+        _ => None,
+    });
+    assert_eq!(started.and_then(|s| s.command.as_deref()), Some("echo one"), "the update's input starts the call");
+}
+
+#[test]
+fn codex_terminal_output_is_a_delta_and_so_is_an_unknown_agents_with_a_terminal() {
+    for agent in [Some("@agentclientprotocol/codex-acp"), None] {
+        let mut lines: Vec<Value> = agent.map(init).into_iter().collect();
+        lines.extend([
+            update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "execute", "status": "in_progress",
+                "rawInput": {"command": "seq 2"}, "_meta": {"terminal_info": {"terminal_id": "t1"}}})),
+            terminal_output("t1", "1\n"),
+            terminal_output("t1", "2\n"),
+            terminal_exit("t1", "completed", json!(0), json!(null)),
+        ]);
+        let ev = run(&lines);
+        assert_eq!(ended(&ev)[0].output.as_ref().unwrap().stdout.as_deref(), Some("1\n2\n"), "{agent:?}");
+    }
+}
+
+#[test]
+fn claudes_exit_code_line_is_metadata() {
+    let [call, input] = claude_bash("t1", "exit 4", json!({}));
+    let ev = run(&[
+        init("@agentclientprotocol/claude-agent-acp"),
+        call,
+        input,
+        terminal_output("t1", "Exit code 4\nline1\nline2"),
+        // The exit the text names, with no explicit one: the text is what says it.
+        terminal_exit("t1", "failed", json!(null), json!({"toolName": "Bash"})),
+    ]);
+    let t = ended(&ev)[0];
+    let out = t.output.as_ref().unwrap();
+    assert_eq!((t.outcome, out.exit_code, out.stdout.as_deref()), (Outcome::Failed, Some(4), Some("line1\nline2")));
+}
+
+#[test]
+fn claudes_non_execution_kind_says_cancelled_or_denied() {
+    let claude = "@agentclientprotocol/claude-agent-acp";
+    let ends = |kind: &str, before: Vec<Value>| {
+        let [call, input] = claude_bash("t1", "sleep 9", json!({}));
+        let mut lines = vec![init(claude), prompt(2), call, input];
+        lines.extend(before);
+        lines.push(terminal_exit("t1", "failed", json!(null), json!({"toolName": "Bash", "nonExecutionKind": kind})));
+        ended(&run(&lines))[0].outcome
+    };
+    let cancel = json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}});
+    let ask = json!({"jsonrpc": "2.0", "id": 5, "method": "session/request_permission",
+        "params": {"sessionId": "s", "toolCall": {"toolCallId": "t1"}, "options": [{"optionId": "no", "kind": "reject_once"}]}});
+    // The CLI stamps a command an interrupt killed `user-rejected`: no prompt refused it.
+    assert_eq!(ends("user-rejected", vec![cancel.clone()]), Outcome::Cancelled);
+    assert_eq!(ends("user-rejected", vec![]), Outcome::Cancelled);
+    // A permission request the input never answers (the agent's stdout alone) was refused.
+    assert_eq!(ends("user-rejected", vec![ask.clone()]), Outcome::Denied);
+    assert_eq!(ends("user-rejected", vec![ask, cancel]), Outcome::Cancelled);
+    assert_eq!(ends("permission-rule", vec![]), Outcome::Denied);
+    assert_eq!(ends("automode-classifier", vec![]), Outcome::Denied);
+    assert_eq!(ends("interrupted", vec![]), Outcome::Cancelled);
+    assert_eq!(ends("something-new", vec![]), Outcome::Failed, "an unknown kind is not guessed");
+}
+
+#[test]
+fn a_denial_claudes_adapter_reports_with_its_reason_type_is_tool_denied() {
+    let ev = run(&[
+        init("@agentclientprotocol/claude-agent-acp"),
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "kind": "edit", "status": "pending",
+            "rawInput": {"file_path": "/w/a"}, "_meta": {"claudeCode": {"toolName": "Write"}}})),
+        tool_update("t1", json!({"status": "failed",
+            "content": [{"type": "content", "content": {"type": "text", "text": "Permission denied: rule Write(/w/**)"}}],
+            "_meta": {"claudeCode": {"toolName": "Write", "toolResponse": {"decisionReasonType": "rule"}}}})),
+    ]);
+    assert_eq!(ended(&ev)[0].outcome, Outcome::Denied);
+}
+
+#[test]
+fn child_tools_and_text_carry_their_parent() {
+    let ev = run(&[
+        prompt(1),
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "agent", "kind": "think", "status": "pending",
+            "rawInput": {"prompt": "go"}, "_meta": {"claudeCode": {"toolName": "Agent"}}})),
+        update(json!({"sessionUpdate": "tool_call", "toolCallId": "child", "kind": "execute", "status": "pending",
+            "rawInput": {"command": "ls"}, "_meta": {"claudeCode": {"toolName": "Bash", "parentToolUseId": "agent"}}})),
+        update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "child says"},
+            "_meta": {"claudeCode": {"parentToolUseId": "agent"}}})),
+        tool_update("child", json!({"status": "completed", "_meta": {"claudeCode": {"parentToolUseId": "agent"}}})),
+    ]);
+    let parent_of = |ty: &str| {
+        ev.iter().filter(|e| e.type_name() == ty).map(|e| e.parent_id.as_deref()).collect::<Vec<_>>()
+    };
+    assert_eq!(parent_of("tool.started"), [None, Some("agent")]);
+    assert_eq!(parent_of("text"), [Some("agent")]);
+    assert_eq!(parent_of("tool.completed"), [Some("agent")]);
+}
+
+#[test]
+fn auth_status_is_quiet_unless_the_agent_is_logged_out() {
+    let status = |kind: &str| {
+        json!({"jsonrpc": "2.0", "method": "_auth/status_update", "params": {"authStatus": {"kind": kind, "label": "Claude"}}})
+    };
+    let ev = run(&[status("api_key"), result(json!(1), json!({"sessionId": "s"}))]);
+    assert_eq!(types(&ev), ["session.started", "summary"]);
+    let ev = run(&[status("none"), result(json!(1), json!({"sessionId": "s"})), chunk("hi")]);
+    assert_eq!(types(&ev)[..2], ["session.started", "warning"]);
+    let Body::Warning(w) = &ev[1].body else { unreachable!() };
+    assert_eq!(
+        (w.message.as_str(), w.category.as_deref()),
+        ("the agent reports that it is not logged in (Claude)", Some("CONFIGURATION_ERROR"))
+    );
+    assert_eq!(ev[0].session_id, ev[1].session_id, "no session of its own");
+}
+
+#[test]
+fn a_codex_system_error_fails_the_turn_that_ends_end_turn() {
+    let status = |kind: &str| {
+        update(json!({"sessionUpdate": "session_info_update", "_meta": {"codex": {"threadStatus": {"type": kind}}}}))
+    };
+    let ev = run(&[
+        init("@agentclientprotocol/codex-acp"),
+        prompt(2),
+        status("active"),
+        status("systemError"),
+        chunk("We're currently experiencing high demand.\n\n"),
+        result(json!(2), json!({"stopReason": "end_turn", "usage": null})),
+        prompt(3),
+        chunk("fine"),
+        result(json!(3), json!({"stopReason": "end_turn"})),
+    ]);
+    let turns: Vec<&crate::event::TurnEnded> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::TurnEnded(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(turns.len(), 2);
+    let e = turns[0].error.as_ref().unwrap();
+    assert_eq!(
+        (turns[0].outcome, &e.category, e.message.as_str()),
+        (Outcome::Failed, &ErrorCategory::ProviderError, "We're currently experiencing high demand.")
+    );
+    assert_eq!(turns[1].outcome, Outcome::Completed, "the next turn starts clean");
+    let ev = run(&[prompt(2), status("systemError"), status("active"), result(json!(2), json!({"stopReason": "end_turn"}))]);
+    assert!(ev.last().is_some_and(|s| s.status == Some(Status::Completed)), "a retry that recovered");
+}
+
+#[test]
+fn a_question_is_an_approval_of_kind_question_its_answer_settles() {
+    let ask = |id: u64, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": params});
+    let ev = run(&[
+        prompt(2),
+        ask(2, json!({"sessionId": "s", "mode": "form", "message": "Which env?", "requestedSchema": {"type": "object"}})),
+        result(json!(2), json!({"action": "accept", "content": {"env": "staging"}})),
+        ask(3, json!({"sessionId": "s", "mode": "url", "elicitationId": "e", "url": "https://x.test/a", "message": "Sign in"})),
+        result(json!(3), json!({"action": "decline"})),
+        ask(4, json!({"sessionId": "s", "toolCallId": "t9", "mode": "form", "message": "Go on?", "requestedSchema": {}})),
+        result(json!(2), json!({"stopReason": "end_turn"})),
+    ]);
+    let approvals: Vec<&crate::event::Approval> = ev
+        .iter()
+        .filter_map(|e| match &e.body {
+            Body::ApprovalRequested(a) | Body::ApprovalSettled(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let approvals: Vec<_> =
+        approvals.iter().map(|a| (a.approval_id.as_str(), a.kind, a.title.as_deref(), a.decision)).collect();
+    let q = Some(crate::event::ApprovalKind::Question);
+    assert_eq!(
+        approvals,
+        [
+            ("2", q, Some("Which env?"), None),
+            ("2", q, None, Some(Decision::Answered)),
+            ("3", q, Some("Sign in (https://x.test/a)"), None),
+            ("3", q, None, Some(Decision::Declined)),
+            ("4", q, Some("Go on?"), None),
+            ("4", q, None, Some(Decision::Unknown)),
+        ]
+    );
+    assert_eq!(types(&ev).iter().filter(|t| t.starts_with("turn.")).count(), 2, "one turn: the prompt's");
+}
+
+#[test]
+fn prompt_usage_leaves_the_cache_out_of_input_tokens_and_adds_the_turns_cost() {
+    let ev = run(&[
+        prompt(2),
+        update(json!({"sessionUpdate": "usage_update", "used": 9, "size": 100, "cost": {"amount": 0.5, "currency": "USD"}})),
+        result(json!(2), json!({"stopReason": "end_turn", "usage": {"totalTokens": 180, "inputTokens": 160,
+            "outputTokens": 20, "cachedReadTokens": 50, "cachedWriteTokens": 10}})),
+    ]);
+    let usage = ev.iter().find_map(|e| match &e.body {
+        Body::Usage(u) => Some(*u),
+        _ => None,
+    });
+    let u = usage.expect("a usage event");
+    assert_eq!(
+        (u.input_tokens, u.output_tokens, u.cache_read, u.cache_write, u.cost_usd),
+        (Some(100), Some(20), Some(50), Some(10), Some(0.5))
+    );
+}
+
+#[test]
+fn a_notice_claudes_adapter_folds_into_text_is_a_warning() {
+    let ev = run(&[
+        prompt(2),
+        update(json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "**Warning:** slow gateway"},
+            "_meta": {"claudeCode": {"kind": "informational", "level": "warning"}}})),
+    ]);
+    assert!(ev.iter().any(|e| matches!(&e.body, Body::Warning(w) if w.message == "slow gateway")));
+    assert!(!types(&ev).contains(&"text"));
+}

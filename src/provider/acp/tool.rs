@@ -19,16 +19,21 @@ pub(super) struct Tools {
     notes: HashMap<String, Note>,
     /// Terminal id → the call that embeds it (`content: [{type: terminal}]`).
     terminals: HashMap<String, String>,
+    /// The client sent `session/cancel` during the current turn.
+    pub cancel_requested: bool,
 }
 
 #[derive(Debug, Default)]
 struct Note {
-    /// Announced with `_meta.terminal_info`: its `terminal_output` is a delta.
+    /// Announced with `_meta.terminal_info`: an unknown agent's `terminal_output` is a delta.
     terminal_deltas: bool,
     /// Structured stdout/stderr arrived.
     structured: bool,
     /// The files its diffs (or a delete) touch, reported when it completes.
     changes: Vec<(String, FileChange)>,
+    /// A permission request named the call, and whether its answer (when the input has
+    /// it) allowed the call.
+    permission: Option<bool>,
 }
 
 impl Tools {
@@ -36,14 +41,18 @@ impl Tools {
     /// twice, the first time without input): it is held for one line so that the call
     /// starts with its command.
     pub fn is_placeholder(call: &ToolCall, engine: &Engine) -> bool {
-        let empty_input = match &call.raw_input {
-            None | Some(Value::Null) => true,
-            Some(Value::Object(m)) => m.is_empty(),
-            Some(_) => false,
-        };
-        empty_input
+        !Tools::has_input(call)
             && matches!(call.status.as_deref(), None | Some("pending"))
             && !engine.tool_is_known(&call.tool_call_id)
+    }
+
+    /// True when the call carries a non-empty `rawInput`.
+    pub fn has_input(call: &ToolCall) -> bool {
+        match &call.raw_input {
+            None | Some(Value::Null) => false,
+            Some(Value::Object(m)) => !m.is_empty(),
+            Some(_) => true,
+        }
     }
 
     /// Handles a `tool_call` (`announced`) or a `tool_call_update`.
@@ -54,7 +63,8 @@ impl Tools {
         }
         engine.ensure_turn();
         if announced || !engine.tool_is_open(&id) || call.raw_input.is_some() {
-            engine.tool_started(started(&call), ToolContext::default());
+            let parent_id = Meta::parent_tool_use_id(call.meta.as_ref());
+            engine.tool_started(started(&call), ToolContext { parent_id });
         }
         let note = self.notes.entry(id.clone()).or_default();
         note.terminal_deltas |= call.meta.as_ref().is_some_and(|m| m.terminal_info.is_some());
@@ -65,10 +75,20 @@ impl Tools {
             }
         }
         let end = status_of(call.status.as_deref());
+        // Which `terminal_output` is a delta is the agent's dialect: Claude's adapter sends
+        // whole snapshots although it announces `terminal_info` too (claude-agent-acp 0.101).
+        let terminal_deltas = match dialect {
+            Dialect::Claude => false,
+            Dialect::Codex => true,
+            Dialect::Unknown | Dialect::Other => note.terminal_deltas,
+        };
         let cx = Context {
-            terminal_deltas: note.terminal_deltas || dialect == Dialect::Codex,
+            terminal_deltas,
+            claude: dialect == Dialect::Claude,
             structured: note.structured,
-            content_is_output: !announced || end.is_some(),
+            // An update that carries the call's input refines it (claude-agent-acp): its
+            // content describes the call, as an announcement's does.
+            content_is_output: (!announced && call.raw_input.is_none()) || end.is_some(),
             last: end.is_some(),
         };
         let reading = output::read(&call, cx);
@@ -76,7 +96,7 @@ impl Tools {
         apply(engine, &id, reading);
         let Some(mut status) = end else { return };
         if status == ToolStatus::Failed && dialect == Dialect::Claude {
-            status = output::claude_refusal(call.raw_output.as_ref()).unwrap_or(status);
+            status = claude_end(&call, note, self.cancel_requested).unwrap_or(status);
         }
         let note = self.notes.remove(&id).unwrap_or_default();
         if status == ToolStatus::Completed {
@@ -86,6 +106,20 @@ impl Tools {
         }
         engine.tool_ended(&id, status, None);
         self.terminals.retain(|_, t| *t != id);
+    }
+
+    /// A permission request names the call.
+    pub fn permission_asked(&mut self, id: &str) {
+        if let Some(note) = self.notes.get_mut(id) {
+            note.permission.get_or_insert(false);
+        }
+    }
+
+    /// The client answered the call's permission request.
+    pub fn permission_answered(&mut self, id: &str, allowed: bool) {
+        if let Some(note) = self.notes.get_mut(id) {
+            note.permission = Some(allowed);
+        }
     }
 
     /// The client's answer to `terminal/output` or `terminal/wait_for_exit` for a terminal
@@ -118,6 +152,30 @@ fn apply(engine: &mut Engine, id: &str, r: Reading) {
     if r.truncated {
         engine.tool_truncated(id);
     }
+}
+
+/// How a call that Claude's adapter reports `failed` really ended: its
+/// `_meta.claudeCode.nonExecutionKind` first, a denial the adapter reports with
+/// `toolResponse.decisionReasonType`, then the refusal texts of older versions.
+fn claude_end(call: &ToolCall, note: &Note, cancel_requested: bool) -> Option<ToolStatus> {
+    let claude = call.meta.as_ref().and_then(|m| m.claude_code.as_ref());
+    match claude.and_then(|c| c.non_execution_kind.as_deref()) {
+        Some("interrupted" | "cancelled") => return Some(ToolStatus::Cancelled),
+        // Claude Code also stamps a command that an interrupt killed `user-rejected`: the
+        // user refused it only where a permission prompt for it was refused (or never
+        // answered in the input) and the turn was not being cancelled.
+        Some("user-rejected") => {
+            let refused = note.permission == Some(false) && !cancel_requested;
+            return Some(if refused { ToolStatus::Denied } else { ToolStatus::Cancelled });
+        }
+        Some(k) if k == "permission-rule" || k.starts_with("automode") => return Some(ToolStatus::Denied),
+        _ => {}
+    }
+    let reason = claude.and_then(|c| c.tool_response.as_ref()?.get("decisionReasonType"));
+    if reason.is_some_and(|r| !r.is_null()) {
+        return Some(ToolStatus::Denied);
+    }
+    output::claude_refusal(call.raw_output.as_ref())
 }
 
 /// ACP statuses that end a call (`cancelled` is not ACP's, but agents send it).

@@ -65,9 +65,13 @@ pub(super) enum SessionUpdate {
     },
     AgentMessageChunk {
         content: ContentBlock,
+        #[serde(rename = "_meta", default, deserialize_with = "lenient")]
+        meta: Option<Meta>,
     },
     AgentThoughtChunk {
         content: ContentBlock,
+        #[serde(rename = "_meta", default, deserialize_with = "lenient")]
+        meta: Option<Meta>,
     },
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCall),
@@ -78,8 +82,14 @@ pub(super) enum SessionUpdate {
     AvailableCommandsUpdate {},
     CurrentModeUpdate {},
     ConfigOptionUpdate {},
-    SessionInfoUpdate {},
-    UsageUpdate {},
+    SessionInfoUpdate {
+        #[serde(rename = "_meta", default, deserialize_with = "lenient")]
+        meta: Option<Meta>,
+    },
+    UsageUpdate {
+        #[serde(default, deserialize_with = "lenient")]
+        cost: Option<Cost>,
+    },
     #[serde(other)]
     Unknown,
 }
@@ -150,6 +160,44 @@ pub(super) struct ToolCall {
     pub meta: Option<Meta>,
 }
 
+impl ToolCall {
+    /// Takes in a later report of the same call: what it says replaces what this one said.
+    pub fn absorb(&mut self, later: ToolCall) {
+        fn take<T>(mine: &mut Option<T>, theirs: Option<T>) {
+            if theirs.is_some() {
+                *mine = theirs;
+            }
+        }
+        take(&mut self.title, later.title);
+        take(&mut self.kind, later.kind);
+        take(&mut self.status, later.status);
+        take(&mut self.content, later.content);
+        take(&mut self.locations, later.locations);
+        take(&mut self.raw_input, later.raw_input);
+        take(&mut self.raw_output, later.raw_output);
+        match (&mut self.meta, later.meta) {
+            (Some(mine), Some(theirs)) => {
+                take(&mut mine.terminal_info, theirs.terminal_info);
+                take(&mut mine.terminal_output, theirs.terminal_output);
+                take(&mut mine.terminal_output_delta, theirs.terminal_output_delta);
+                take(&mut mine.terminal_exit, theirs.terminal_exit);
+                match (&mut mine.claude_code, theirs.claude_code) {
+                    (Some(mine), Some(theirs)) => {
+                        take(&mut mine.tool_name, theirs.tool_name);
+                        take(&mut mine.tool_response, theirs.tool_response);
+                        take(&mut mine.parent_tool_use_id, theirs.parent_tool_use_id);
+                        take(&mut mine.non_execution_kind, theirs.non_execution_kind);
+                    }
+                    (mine, theirs) => take(mine, theirs),
+                }
+                take(&mut mine.is_mcp_tool_call, theirs.is_mcp_tool_call);
+                take(&mut mine.codex, theirs.codex);
+            }
+            (mine, theirs) => take(mine, theirs),
+        }
+    }
+}
+
 /// What a tool call produced: text, a file diff, or an embedded terminal.
 #[derive(Debug, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -186,7 +234,14 @@ pub(super) struct Location {
     pub path: String,
 }
 
-/// The `_meta` keys of tool calls that agents use to say what ACP itself does not.
+/// `usage_update.cost`: the session's cumulative cost.
+#[derive(Debug, Deserialize)]
+pub(super) struct Cost {
+    pub amount: f64,
+    pub currency: String,
+}
+
+/// The `_meta` keys of updates that agents use to say what ACP itself does not.
 #[derive(Debug, Deserialize, Default)]
 pub(super) struct Meta {
     /// Codex's adapter announces its terminal (whose `terminal_output` is then a delta).
@@ -207,9 +262,24 @@ pub(super) struct Meta {
     /// Codex's adapter marks MCP tool calls.
     #[serde(default, deserialize_with = "lenient")]
     pub is_mcp_tool_call: Option<bool>,
-    /// Codex's adapter marks subagent activity.
+    /// Codex's adapter: subagent activity, the thread's status and its errors.
     #[serde(default, deserialize_with = "lenient")]
     pub codex: Option<CodexMeta>,
+}
+
+impl Meta {
+    /// The tool call that spawned this child agent's update (Claude's adapter).
+    pub fn parent_tool_use_id(meta: Option<&Meta>) -> Option<String> {
+        meta?.claude_code.as_ref()?.parent_tool_use_id.clone()
+    }
+
+    /// True for a warning that Claude's adapter sends as agent text (an SDK notice of level
+    /// `warning`, written `**Warning:** …`): not the agent's answer.
+    pub fn is_claude_warning(meta: Option<&Meta>) -> bool {
+        meta.and_then(|m| m.claude_code.as_ref()).is_some_and(|c| {
+            c.kind.as_deref() == Some("informational") && c.level.as_deref() == Some("warning")
+        })
+    }
 }
 
 /// `_meta.terminal_info`.
@@ -240,13 +310,49 @@ pub(super) struct ClaudeMeta {
     pub tool_name: Option<String>,
     #[serde(default)]
     pub tool_response: Option<Value>,
+    /// The child agent's spawning tool call.
+    #[serde(default, deserialize_with = "lenient")]
+    pub parent_tool_use_id: Option<String>,
+    /// Why a failed call never ran or stopped: `interrupted`, `cancelled`, `user-rejected`,
+    /// `permission-rule`, `automode-*`, … (Claude Code's `non_execution_kind`).
+    #[serde(default, deserialize_with = "lenient")]
+    pub non_execution_kind: Option<String>,
+    /// `informational` on a notice the adapter folds into agent text, with its `level`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub kind: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub level: Option<String>,
 }
 
 /// `_meta.codex`.
 #[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct CodexMeta {
     #[serde(default)]
     pub subagent: Option<Value>,
+    /// `{type: active | idle | systemError | …}`, on `session_info_update`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub thread_status: Option<ThreadStatus>,
+    /// An error of another turn or one that will be retried, on `session_info_update`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub error: Option<CodexError>,
+}
+
+/// `_meta.codex.threadStatus`.
+#[derive(Debug, Deserialize)]
+pub(super) struct ThreadStatus {
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// `_meta.codex.error`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct CodexError {
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub will_retry: bool,
 }
 
 // ----------------------------------------------------------------- requests ----
@@ -292,6 +398,37 @@ pub(super) struct PermissionOption {
     pub kind: Option<String>,
 }
 
+/// `elicitation/create` params: a form or a URL, tied to a session (maybe a tool call) or
+/// to a request.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct ElicitationParams {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub tool_call_id: Option<String>,
+    #[serde(default)]
+    pub message: Option<String>,
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// `_auth/status_update` params (claude-agent-acp and codex-acp): who the agent is logged
+/// in as; `kind: none` is a known logged-out state.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct AuthStatusParams {
+    pub auth_status: AuthStatus,
+}
+
+/// `authStatus`.
+#[derive(Debug, Deserialize)]
+pub(super) struct AuthStatus {
+    pub kind: String,
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
 /// Params of the `terminal/*` requests.
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -324,6 +461,9 @@ pub(super) struct AnyResult {
     // `session/request_permission`
     #[serde(default, deserialize_with = "lenient")]
     pub outcome: Option<PermissionOutcome>,
+    // `elicitation/create`
+    #[serde(default, deserialize_with = "lenient")]
+    pub action: Option<String>,
     // `terminal/output` and `terminal/wait_for_exit`
     #[serde(default, deserialize_with = "lenient")]
     pub output: Option<String>,
@@ -361,17 +501,22 @@ pub(super) struct ConfigOption {
     pub current_value: Option<Value>,
 }
 
-/// `usage` of a prompt response (unstable; Codex's adapter sends it).
-#[derive(Debug, Deserialize)]
+/// `usage` of a prompt response (unstable in ACP). Its `totalTokens` is the "sum of all
+/// token types", so `inputTokens` counts no cached token; both new adapters send it so.
+#[derive(Debug, Deserialize, Default)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct PromptUsage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
+    pub total_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
     pub input_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub output_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
+    pub thought_tokens: Option<u64>,
+    #[serde(default, deserialize_with = "lenient")]
     pub cached_read_tokens: Option<u64>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "lenient")]
     pub cached_write_tokens: Option<u64>,
 }
 
