@@ -245,3 +245,13 @@ fn the_same_tokens_give_the_same_figures_for_every_provider() {
         assert_eq!(usage(input)["cache_write"], 100, "{name}");
     }
 }
+
+#[test]
+fn a_question_to_the_user_is_an_approval_of_kind_question_settled_by_the_answer() {
+    let evs = events("claude/constructed/ask-user-question.input.jsonl");
+    let asked = only(&evs, "approval.requested");
+    assert_eq!((&asked["payload"]["kind"], &asked["payload"]["toolCallId"]), (&"question".into(), &"toolu_q1".into()));
+    assert_eq!(asked["payload"]["title"], "Which environment should I deploy to?");
+    assert_eq!(only(&evs, "approval.settled")["payload"]["decision"], "answered");
+    assert_eq!(end_of(&evs, "toolu_q1")["type"], "tool.completed");
+}

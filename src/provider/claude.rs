@@ -28,7 +28,7 @@ use crate::provider::errors::provider_error;
 use crate::engine::{
     parse_exit_prefix, Engine, ExitSource, Recent, ToolStatus, Update, UsageScope,
 };
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, Usage};
+use crate::event::{Decision, ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, Usage};
 use tasks::Tasks;
 use tools::{shell_block, tool_use};
 use wire::{
@@ -283,6 +283,10 @@ impl Claude {
         structured: Option<ToolUseResult>,
     ) {
         let text = content.map(Content::joined).unwrap_or_default();
+        if engine.tool_name(id).is_some_and(|n| tools::QUESTIONS.contains(&n)) {
+            // The answer settles the question; refused or unanswered, it was declined.
+            engine.approval_settled(id, if said.is_error { Decision::Declined } else { Decision::Answered });
+        }
         let edited = self.edits.remove(id);
         if said.refused {
             return engine.tool_ended(id, ToolStatus::Denied, Some(denial(first_line(&text).to_owned())));

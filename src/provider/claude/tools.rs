@@ -44,6 +44,9 @@ const TOOLS: &[(&str, ToolKind, &[&str])] = &[
 
 /// Tools whose input is the agent's plan (a todo list).
 const PLANS: [&str; 2] = ["TodoWrite", "todo_write"];
+/// Tools that ask the user a question: an approval exchange of kind question, which the
+/// tool's result (the answer, or its refusal) settles.
+pub(super) const QUESTIONS: [&str; 1] = ["AskUserQuestion"];
 
 /// Announces a tool call; returns the file it edits, for edit tools.
 pub(super) fn tool_use(
@@ -65,6 +68,7 @@ pub(super) fn tool_use(
             engine.plan(todos.iter().filter_map(plan_entry).collect());
         }
     }
+    let asked = QUESTIONS.contains(&name.as_str()).then(|| question(&input));
     let short = name.rsplit("__").next().unwrap_or(&name).to_owned();
     let edits = (kind == ToolKind::Edit).then(|| target.clone()).flatten();
     let started = ToolStarted {
@@ -78,7 +82,24 @@ pub(super) fn tool_use(
         cwd: None,
     };
     engine.tool_started(started, ToolContext { parent_id: parent });
+    if let Some(question) = asked {
+        engine.question_asked(id, Some(id), Some(question));
+    }
     edits
+}
+
+/// The question an `AskUserQuestion` call asks: its questions' texts, one per line.
+fn question(input: &Value) -> String {
+    let texts: Vec<&str> = input
+        .get("questions")
+        .and_then(Value::as_array)
+        .map(|qs| qs.iter().filter_map(|q| q.get("question")?.as_str()).collect())
+        .unwrap_or_default();
+    if texts.is_empty() {
+        "the agent asks the user a question".into()
+    } else {
+        texts.join("\n")
+    }
 }
 
 /// True when a call's input asks for it to run in the background.
