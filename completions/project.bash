@@ -23,7 +23,7 @@ _project() {
 
     case "${cmd}" in
         project)
-            opts="-h -V --mode --color --after --help --version"
+            opts="-0 -h -V --mode --color --after --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -38,6 +38,10 @@ _project() {
                     return 0
                     ;;
                 --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -9,5 +9,7 @@ complete -c project -l color -d 'When to colour human output: `auto` colours onl
 always\t'Always colour'
 never\t'Never colour'"
 complete -c project -l after -d 'With `--mode sse`: write only the frames after this frame id (`{session}-{seq}`), as a client\'s `Last-Event-ID` asks' -r
+complete -c project -l files-from -d 'Read the input files named in LIST (`-` for standard input), one path per line: any number of files in one process, with no argument-length limit' -r -F
+complete -c project -s 0 -l null -d 'With --files-from, the paths end with NUL, as `find -print0` writes them'
 complete -c project -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c project -s V -l version -d 'Print version'

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Command, Outcome};
 use minicode_output::event::Event;
-use minicode_output::io::{decoding, is_blank, LineReader, Source};
+use minicode_output::io::{decoding, is_blank, LineReader, Source, Sources};
 use minicode_output::provider::Provider;
 use minicode_output::scrub::json::{classify, rewrite_values, LineKind};
 use minicode_output::summarize::Summarizer;
@@ -42,7 +42,7 @@ fn filter<C: Command>(args: &[&str], input: &[u8]) -> (Outcome, Vec<u8>) {
     let cmd = C::try_parse_from(std::iter::once(C::NAME).chain(args.iter().copied())).expect("valid arguments");
     let mut out = Vec::new();
     let outcome = cmd
-        .run_on(&[Source::Bytes(Arc::from(input))], &mut out)
+        .run_on(&Sources::from(vec![Source::Bytes(Arc::from(input))]), &mut out)
         .unwrap_or_else(|e| panic!("{} {args:?} failed on in-memory input: {e:#}", C::NAME));
     (outcome, out)
 }

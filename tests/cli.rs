@@ -7,6 +7,7 @@ mod agents;
 mod bad_input;
 mod detect;
 mod docs;
+mod duckdb;
 mod fuzz_corpus;
 mod gemini;
 mod handoff;

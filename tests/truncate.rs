@@ -25,7 +25,7 @@ fn event(seq: u64, body: Body) -> Event {
         severity: Severity::Info,
         status: None,
         visibility: Visibility::ALL,
-        raw_ref: RawRef { line: seq, end_line: None },
+        raw_ref: RawRef::span(seq, seq),
         body,
     }
 }

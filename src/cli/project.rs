@@ -7,7 +7,7 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Reading, Source, DEFAULT_MAX_LINE};
+use crate::io::{read_events, EventLine, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
 use crate::projection::{Mode, Options};
 use crate::scrub::Scrubber;
 
@@ -47,7 +47,8 @@ Exit status:
   0  every input line was a canonical event
   1  some lines were not canonical events (named on stderr and skipped), or --after named
      a frame id the input does not have
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
@@ -62,11 +63,11 @@ struct Stopped;
 impl Command for Args {
     const NAME: &'static str = "project";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         if self.after.is_some() && self.mode != Mode::Sse {
             anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
         }
@@ -78,29 +79,36 @@ impl Command for Args {
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
         let mut scrubber = Scrubber::new();
         let mut out = LineWriter::new(out);
-        let mut diag = Diagnostics::new(Self::NAME);
+        let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
         if projection.begin(out.line_buf())?.is_continue() {
-            let read = read_events(sources, DEFAULT_MAX_LINE, how, &mut out, |n, line, out| {
-                match line {
-                    EventLine::Event { mut event, text } => {
-                        if scrub {
-                            scrubber.scrub_event(&mut event);
+            let read = read_events(
+                sources,
+                DEFAULT_MAX_LINE,
+                how,
+                &mut out,
+                |u| diag.unreadable(u),
+                |n, line, out| {
+                    match line {
+                        EventLine::Event { mut event, text } => {
+                            if scrub {
+                                scrubber.scrub_event(&mut event);
+                            }
+                            if projection.event_line(&event, &text, out.line_buf())?.is_break() {
+                                return Err(Stopped.into());
+                            }
+                            if out.line_buf().len() >= OUTPUT_CHUNK {
+                                out.flush()?;
+                            }
                         }
-                        if projection.event_line(&event, &text, out.line_buf())?.is_break() {
-                            return Err(Stopped.into());
-                        }
-                        if out.line_buf().len() >= OUTPUT_CHUNK {
-                            out.flush()?;
+                        EventLine::Bad { error, .. } => {
+                            rejected = true;
+                            diag.say(&format!("line {n}: not a canonical event: {error}"));
                         }
                     }
-                    EventLine::Bad { error, .. } => {
-                        rejected = true;
-                        diag.say(&format!("line {n}: not a canonical event: {error}"));
-                    }
-                }
-                Ok(())
-            });
+                    Ok(())
+                },
+            );
             match read {
                 Err(e) if e.is::<Stopped>() => {}
                 other => {
@@ -114,7 +122,7 @@ impl Command for Args {
             rejected = true;
             diag.say(&problem);
         }
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+        diag.outcome(rejected)
     }
 }
 

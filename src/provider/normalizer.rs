@@ -12,11 +12,12 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{leading_type, type_of, LineError, Probe, Provider, Verdict};
 use crate::engine::clock::Clock;
 use crate::engine::Engine;
-use crate::event::{ErrorCategory, ErrorInfo, Event, RawReason, SessionStarted};
+use crate::event::{ErrorCategory, ErrorInfo, Event, RawReason, RawRef, SessionStarted};
 use crate::io::Line;
 
 /// At most this many lines wait for the line that decides between dialects…
@@ -38,6 +39,9 @@ pub struct Normalizer {
     held: Option<Held>,
     engine: Engine,
     line_no: u64,
+    /// The input files, by the number of the line before each one's first, when provenance
+    /// names them (empty otherwise): one entry per file.
+    files: Vec<(u64, Arc<str>)>,
     checked: bool,
     /// The run being read: what its parser was given and could not read.
     run: Run,
@@ -88,6 +92,7 @@ impl Normalizer {
             held: None,
             engine: Engine::new(clock, bound),
             line_no: 0,
+            files: Vec::new(),
             checked: false,
             run: Run { dialect: from, ..Run::default() },
             understood: false,
@@ -95,6 +100,18 @@ impl Normalizer {
             is_last_run: false,
             diagnostics: Vec::new(),
         }
+    }
+
+    /// Says that the next lines come from the file `name`: from now on every event's
+    /// provenance names its file, with that file's own line numbers. A run may go on from
+    /// one file into the next (a stream saved in parts); its state is kept.
+    pub fn begin_file(&mut self, name: &str) {
+        self.files.push((self.line_no, Arc::from(name)));
+    }
+
+    /// Counts an input file that could not be read, for the summary.
+    pub fn count_unreadable(&mut self) {
+        self.engine.count_unreadable();
     }
 
     /// Handles the next input line.
@@ -453,18 +470,34 @@ impl Normalizer {
                 action: Some("pipe an agent's JSON output into normalize, or name its dialect with --from".into()),
             });
         }
-        self.engine.finish(redactions)
+        let mut summary = self.engine.finish(redactions);
+        locate(&self.files, &mut summary.raw_ref);
+        summary
     }
 
     /// Takes the events produced so far.
-    pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
-        self.engine.drain()
+    pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
+        let files = &self.files;
+        self.engine.drain().map(move |mut ev| {
+            locate(files, &mut ev.raw_ref);
+            ev
+        })
     }
 
     /// Takes the human diagnostics produced so far (for stderr).
     pub fn take_diagnostics(&mut self) -> Vec<String> {
         std::mem::take(&mut self.diagnostics)
     }
+}
+
+/// Turns provenance in lines of the whole input into the file and that file's lines. A span
+/// that began in an earlier file (lines with no meaning of their own at its end) is cut to
+/// the file of its last line.
+fn locate(files: &[(u64, Arc<str>)], r: &mut RawRef) {
+    let last = r.last();
+    let Some(i) = files.partition_point(|(before, _)| *before < last).checked_sub(1) else { return };
+    let (before, name) = &files[i];
+    *r = RawRef { file: Some(Arc::clone(name)), ..RawRef::span(r.line.saturating_sub(*before).max(1), last - before) };
 }
 
 impl Held {
