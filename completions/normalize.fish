@@ -5,7 +5,10 @@ qwen\t'Qwen Code --output-format stream-json'
 codex\t'Codex exec --json'
 opencode\t'OpenCode run --format json'
 gemini\t'Gemini CLI --output-format stream-json'
-auggie\t'Auggie --acp (ACP JSON-RPC)'"
+auggie\t'Auggie --acp (ACP JSON-RPC)'
+copilot\t'GitHub Copilot CLI -p --output-format json'
+cline\t'Cline CLI --json'
+droid\t'Factory droid exec --output-format stream-json'"
 complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this become a `raw` event holding their start' -r
 complete -c normalize -s h -l help -d 'Print help (see more with \'--help\')'

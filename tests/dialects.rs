@@ -1,0 +1,92 @@
+//! The agents added beside the first five (GitHub Copilot CLI, Cline, Factory droid, Kilo
+//! Code, Cursor agent, Amp): golden outputs of their recordings (or of cases constructed from
+//! their published documentation), what each recording showed, and detection that never
+//! takes one agent's lines for another's.
+
+use serde_json::Value;
+
+use crate::support::*;
+
+#[test]
+fn golden_copilot_1_0_102() {
+    golden_dir("copilot/1.0.102", &[]);
+}
+
+#[test]
+fn golden_cline_3_0_65() {
+    golden_dir("cline/3.0.65", &[]);
+}
+
+#[test]
+fn golden_droid_0_225_2() {
+    golden_dir("droid/0.225.2", &[]);
+}
+
+fn events(rel: &str) -> Vec<Value> {
+    json_lines(&run("normalize", &[], &read(rel)))
+}
+
+/// The provider of each session, in order.
+fn providers(events: &[Value]) -> Vec<&str> {
+    of_type(events, "session.started").iter().map(|e| e["payload"]["provider"].as_str().unwrap()).collect()
+}
+
+/// The terminal events of tool calls: type, exit code, and stdout.
+fn tool_ends(events: &[Value]) -> Vec<(&str, Option<i64>, Option<&str>)> {
+    events
+        .iter()
+        .filter(|e| {
+            e["type"].as_str().is_some_and(|t| t.starts_with("tool.") && t != "tool.started" && t != "tool.output")
+        })
+        .map(|e| {
+            let out = &e["payload"]["output"];
+            (e["type"].as_str().unwrap(), out["exit_code"].as_i64(), out["stdout"].as_str())
+        })
+        .collect()
+}
+
+#[test]
+fn copilot_exit_codes_come_from_their_field_and_the_trailer_is_not_output() {
+    let evs = events("copilot/1.0.102/exit4.input.jsonl");
+    assert_eq!(providers(&evs), ["copilot"]);
+    assert_eq!(tool_ends(&evs), [("tool.failed", Some(4), Some("line1\nline2\n"))]);
+    assert_eq!(of_type(&evs, "text").iter().filter(|t| t["payload"]["delta"] == "I'll r").count(), 1, "text once");
+    let s = evs.last().unwrap();
+    assert_eq!((s["payload"]["turns"].as_u64(), s["payload"]["input"]["raw"].as_u64()), (Some(1), Some(0)));
+}
+
+#[test]
+fn copilot_denied_is_a_denial_and_edits_are_file_changes() {
+    let evs = events("copilot/1.0.102/deny.input.jsonl");
+    assert_eq!(tool_ends(&evs), [("tool.denied", None, None)]);
+    assert_eq!(only(&evs, "tool.denied")["payload"]["error"]["category"], "PERMISSION_DENIED");
+    let evs = events("copilot/1.0.102/write.input.jsonl");
+    assert_eq!(only(&evs, "file.changed")["payload"]["path"], "/tmp/sess/w-copilot-yguh/hello.txt");
+}
+
+#[test]
+fn cline_reads_the_exit_code_from_its_text_and_a_tty_refusal_as_a_denial() {
+    let evs = events("cline/3.0.65/exit4.input.jsonl");
+    assert_eq!(providers(&evs), ["cline"]);
+    assert_eq!(tool_ends(&evs), [("tool.failed", Some(4), Some("line1\nline2\n"))]);
+    let text: String = of_type(&evs, "text").iter().map(|t| t["payload"]["delta"].as_str().unwrap()).collect();
+    assert_eq!(text, "I'll run that now.Finished scenario EXIT4. All requested tool calls were made.");
+    assert_eq!(only(&evs, "tool.started")["payload"]["command"], "printf 'line1\\nline2\\n'; exit 4");
+    let evs = events("cline/3.0.65/deny.input.jsonl");
+    assert_eq!(tool_ends(&evs), [("tool.denied", None, None)]);
+    assert_eq!(evs.last().unwrap()["payload"]["usage"]["input_tokens"], 11011);
+}
+
+#[test]
+fn droid_is_one_session_of_its_own_and_its_refusal_fails_the_run() {
+    let evs = events("droid/0.225.2/exit4.input.jsonl");
+    assert_eq!(providers(&evs), ["droid"]);
+    assert_eq!(tool_ends(&evs), [("tool.failed", Some(4), Some("line1\nline2"))]);
+    let evs = events("droid/0.225.2/deny.input.jsonl");
+    assert_eq!(providers(&evs), ["droid"]);
+    assert_eq!(tool_ends(&evs), [("tool.denied", None, None)]);
+    let s = evs.last().unwrap();
+    assert_eq!((&s["ok"], &s["error"]["category"]), (&Value::Bool(false), &Value::from("PERMISSION_DENIED")));
+    let evs = events("droid/0.225.2/write.input.jsonl");
+    assert_eq!(only(&evs, "file.changed")["payload"]["path"], "/tmp/sess/w-droid-NJ7I/hello.txt");
+}
