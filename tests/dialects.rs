@@ -22,6 +22,11 @@ fn golden_droid_0_225_2() {
     golden_dir("droid/0.225.2", &[]);
 }
 
+#[test]
+fn golden_kilo_7_7_7() {
+    golden_dir("kilo/7.7.7", &[]);
+}
+
 fn events(rel: &str) -> Vec<Value> {
     json_lines(&run("normalize", &[], &read(rel)))
 }
@@ -89,4 +94,22 @@ fn droid_is_one_session_of_its_own_and_its_refusal_fails_the_run() {
     assert_eq!((&s["ok"], &s["error"]["category"]), (&Value::Bool(false), &Value::from("PERMISSION_DENIED")));
     let evs = events("droid/0.225.2/write.input.jsonl");
     assert_eq!(only(&evs, "file.changed")["payload"]["path"], "/tmp/sess/w-droid-NJ7I/hello.txt");
+}
+
+#[test]
+fn kilo_is_read_as_opencode_and_named_kilo_once_its_step_finish_says_so() {
+    let evs = events("kilo/7.7.7/exit4.input.jsonl");
+    assert_eq!(providers(&evs), ["kilo"]);
+    assert_eq!(tool_ends(&evs), [("tool.failed", Some(4), Some("line1\nline2\n"))]);
+    assert_eq!(providers(&events("opencode/exit4.input.jsonl")), ["opencode"], "OpenCode's own runs stay OpenCode's");
+}
+
+#[test]
+fn copilot_over_acp_takes_its_exit_code_from_shell_exit_and_its_name_from_agent_info() {
+    for input in ["acp/copilot-1.0.102-exit4.input.jsonl", "acp/copilot-1.0.102-exit4@stdout.input.jsonl"] {
+        let evs = events(input);
+        assert_eq!(providers(&evs), ["Copilot"], "{input}");
+        assert_eq!(tool_ends(&evs), [("tool.failed", Some(4), Some("line1\nline2\n"))], "{input}");
+    }
+    assert_eq!(providers(&events("acp/kilo-7.7.7-exit4.input.jsonl")), ["Kilo"]);
 }
