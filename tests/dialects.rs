@@ -113,3 +113,96 @@ fn copilot_over_acp_takes_its_exit_code_from_shell_exit_and_its_name_from_agent_
     }
     assert_eq!(providers(&events("acp/kilo-7.7.7-exit4.input.jsonl")), ["Kilo"]);
 }
+
+#[test]
+fn golden_constructed_from_published_docs() {
+    for dir in ["cursor/constructed", "amp/constructed"] {
+        golden_dir(dir, &[]);
+    }
+}
+
+#[test]
+fn cursor_tool_calls_are_read_with_kinds_exit_codes_and_denials() {
+    let evs = events("cursor/constructed/tools.input.jsonl");
+    assert_eq!(providers(&evs), ["cursor"]);
+    let ends: Vec<&str> = tool_ends(&evs).iter().map(|(t, ..)| *t).collect();
+    assert_eq!(ends, ["tool.completed", "tool.completed", "tool.failed", "tool.denied"]);
+    assert_eq!(tool_ends(&evs)[2], ("tool.failed", Some(4), Some("line1\nline2\n")));
+    assert_eq!(only(&evs, "file.changed")["payload"]["change"], "add");
+    assert_eq!(providers(&events("cursor/constructed/text.input.jsonl")), ["cursor"], "no tool call: the init decides");
+}
+
+#[test]
+fn amp_is_read_as_claude_code_and_named_amp() {
+    for case in ["text", "exit4"] {
+        assert_eq!(providers(&events(&format!("amp/constructed/{case}.input.jsonl"))), ["amp"]);
+    }
+}
+
+/// The folders of each dialect's fixtures.
+const FIXTURES: [(&str, &[&str]); 12] = [
+    ("claude", &["claude", "claude/2.1.332", "claude/constructed"]),
+    ("qwen", &["qwen/0.24.4"]),
+    ("amp", &["amp/constructed"]),
+    ("codex", &["codex", "codex/constructed"]),
+    ("opencode", &["opencode", "opencode/constructed"]),
+    ("kilo", &["kilo/7.7.7"]),
+    ("gemini", &["gemini", "gemini/constructed"]),
+    ("acp", &["acp"]),
+    ("copilot", &["copilot/1.0.102"]),
+    ("cline", &["cline/3.0.65"]),
+    ("droid", &["droid/0.225.2"]),
+    ("cursor", &["cursor/constructed"]),
+];
+
+/// The negative half of detection: no line of any dialect's fixtures is surely another
+/// dialect's, and a run's first JSON line is never claimed by another dialect alone.
+#[test]
+fn no_dialect_claims_another_dialects_lines() {
+    use minicode_output::provider::{Claim, Probe, Provider};
+    let mut failures = Vec::new();
+    for (own, dirs) in FIXTURES {
+        let own: Provider = own.parse().unwrap();
+        for input in dirs.iter().flat_map(|d| inputs(d)) {
+            let text = String::from_utf8_lossy(&read(&input)).into_owned();
+            let mut first = true;
+            for (n, line) in text.lines().enumerate() {
+                let Some(probe) = Probe::parse(line) else { continue };
+                let claims: Vec<(Provider, Claim)> = Provider::ALL.iter().map(|&p| (p, p.claim(&probe))).collect();
+                for (p, claim) in &claims {
+                    if *p != own && *claim == Claim::Yes {
+                        failures.push(format!("{input}:{}: {p} says yes to a {own} line", n + 1));
+                    }
+                }
+                let own_claims = claims.iter().any(|(p, c)| *p == own && *c != Claim::No);
+                if first && !own_claims && claims.iter().any(|(_, c)| *c != Claim::No) {
+                    failures.push(format!("{input}:{}: the first line is claimed, but not by {own}", n + 1));
+                }
+                first = false;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Runs of several agents concatenated are each read as their own agent's.
+#[test]
+fn concatenated_runs_of_the_new_agents_keep_their_names() {
+    let order = [
+        "droid/0.225.2/exit4.input.jsonl",
+        "claude/2.1.332/exit4.input.jsonl",
+        "cursor/constructed/tools.input.jsonl",
+        "copilot/1.0.102/exit4.input.jsonl",
+        "amp/constructed/exit4.input.jsonl",
+        "cline/3.0.65/exit4.input.jsonl",
+        "kilo/7.7.7/exit4.input.jsonl",
+        "qwen/0.24.4/exit4.input.jsonl",
+    ];
+    let input: Vec<u8> = order.iter().flat_map(|f| read(f)).collect();
+    let evs = json_lines(&run("normalize", &[], &input));
+    assert_eq!(providers(&evs), ["droid", "claude-code", "cursor", "copilot", "amp", "cline", "kilo", "qwen-code"]);
+    let s = evs.last().unwrap();
+    assert_eq!(s["payload"]["input"]["raw"], 0, "{s}");
+    let failed_with_4 = tool_ends(&evs).iter().filter(|(t, code, _)| *t == "tool.failed" && *code == Some(4)).count();
+    assert_eq!(failed_with_4, order.len());
+}
