@@ -12,8 +12,11 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "claude",
     opens: &["system"],
     claim,
-    parser: || Box::new(claude::Claude::named(claude::AMP)),
+    parser: || Box::new(claude::Claude::named(PROVIDER)),
 };
+
+/// The name Amp's sessions give as their provider.
+const PROVIDER: &str = "amp";
 
 fn claim(p: &Probe) -> Claim {
     let thread = p.str("session_id").is_some_and(|s| s.starts_with("T-"));

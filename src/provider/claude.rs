@@ -94,8 +94,6 @@ impl Claude {
 pub(super) const PROVIDER: &str = "claude-code";
 /// Qwen Code's.
 pub(super) const QWEN: &str = "qwen-code";
-/// Amp's.
-pub(super) const AMP: &str = "amp";
 const REJECTED: &str = "The user doesn't want to proceed with this tool use";
 const INTERRUPTED: &str = "[Request interrupted by user";
 /// Qwen Code's result for a call the user cancelled.
