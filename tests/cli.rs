@@ -6,6 +6,7 @@ mod acp;
 mod agents;
 mod bad_input;
 mod detect;
+mod dialects;
 mod docs;
 mod duckdb;
 mod fuzz_corpus;

@@ -380,8 +380,9 @@ impl Normalizer {
     }
 
     /// A line while dialects are undecided: held, and the candidates that do not print it
-    /// drop out. One left, or one that says yes, decides; none left means the lines are
-    /// no dialect's; the bound reached, the first left (in registry order) reads them.
+    /// drop out. One left, or one that says yes, decides; a line of another dialect ends
+    /// the held run, read by the first candidate left (in registry order), as the bound
+    /// reached does; a line no dialect claims is held and decides nothing.
     fn hold(&mut self, n: u64, line: Line<'_>) {
         let probe = match &line {
             Line::Text(t) => Probe::parse(t),
@@ -404,10 +405,16 @@ impl Normalizer {
                 held.push(n, line);
                 self.hold_bound();
             }
+            // A line no dialect claims (a type this version does not know) decides nothing.
+            Verdict::None if Provider::detect(&probe) == Verdict::None && !held.preamble => {
+                held.push(n, line);
+                self.hold_bound();
+            }
             Verdict::None => {
-                // The held lines looked like a known agent's, but this one is none of
-                // theirs: an agent this version does not know.
-                self.release(None);
+                // Another dialect's line: the held lines were a run of the first candidate
+                // (before any JSON, of none), and this one begins the next run.
+                let first = (!held.preamble).then(|| held.candidates[0]);
+                self.release(first);
                 self.route(n, line);
             }
         }
