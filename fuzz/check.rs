@@ -292,13 +292,13 @@ pub fn check_truncate(data: &[u8]) {
     );
 }
 
-/// `project`: option byte % 7 is the mode (`Mode::ALL` order); bit 3 resumes an SSE stream
-/// after `s1-2`. Machine modes write JSON (SSE: well-formed frames), human modes terminal-safe
-/// text.
+/// `project`: option byte % the number of modes is the mode (`Mode::ALL` order); bit 3 resumes
+/// an SSE stream after `s1-2`. Machine modes write JSON (SSE: well-formed frames), human modes
+/// terminal-safe text.
 pub fn check_project(data: &[u8]) {
     use minicode_output::projection::Mode;
     let (opt, input) = split(data);
-    let mode = Mode::ALL[usize::from(opt % 7)];
+    let mode = Mode::ALL[usize::from(opt) % Mode::ALL.len()];
     let mut args = vec!["--mode", mode.name(), "--color", "never"];
     if mode == Mode::Sse && opt & 8 != 0 {
         args.extend(["--after", "s1-2"]);
@@ -336,6 +336,22 @@ pub fn check_project(data: &[u8]) {
             }
         }
         Mode::Sse => check_sse(&out, &what),
+        Mode::Otlp => {
+            for line in out.lines() {
+                assert!(json_line(line, &what)["resourceSpans"].is_array(), "{what}: {line}");
+            }
+        }
+        Mode::Atif => {
+            let doc: Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{what}: not one JSON document ({e}): {out}"));
+            assert!(doc.is_object() || doc.is_array(), "{what}: {doc}");
+        }
+        Mode::AgUi => {
+            for frame in out.split_terminator("\n\n") {
+                let data = frame.strip_prefix("data: ").unwrap_or_else(|| panic!("{what}: not a data frame: {frame}"));
+                assert!(json_line(data, &what)["type"].is_string(), "{what}: {frame}");
+            }
+        }
     }
 }
 

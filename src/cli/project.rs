@@ -8,7 +8,7 @@ use clap::Parser;
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::io::{read_events, EventLine, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
-use crate::projection::{Mode, Options};
+use crate::projection::{AgUiFormat, Mode, Options};
 use crate::scrub::Scrubber;
 
 /// Render canonical minicode.output.v1 events for people or for machines.
@@ -17,7 +17,12 @@ use crate::scrub::Scrubber;
 /// `verbose` adds tool names, command detail, durations, output excerpts, usage and
 /// reasoning; `debug` adds every event's ids, timestamp and redacted payload. For machines:
 /// `jsonl` (the canonical events unchanged), `acp` (ACP `session/update` notifications),
-/// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL).
+/// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL). For the
+/// ecosystem: `otlp` (OpenTelemetry traces as OTLP/JSON, one ExportTraceServiceRequest per
+/// line, GenAI semantic conventions 1.41.0, schema URL https://opentelemetry.io/schemas/1.41.0),
+/// `atif` (Harbor's Agent Trajectory Interchange Format ATIF-v1.8: one indented document for
+/// one session, a JSON array of documents for several) and `ag-ui` (AG-UI protocol 1.0 events,
+/// as SSE `data:` frames or JSON lines).
 #[derive(Debug, Parser)]
 #[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -31,6 +36,15 @@ pub struct Args {
     /// a client's `Last-Event-ID` asks.
     #[arg(long, value_name = "ID")]
     pub after: Option<String>,
+    /// With `--mode otlp`: add the prompt, the assistant's text and each tool's input and
+    /// output as span attributes (scrubbed, like everything `project` shows). Off by default:
+    /// traces often go where content should not.
+    #[arg(long)]
+    pub with_content: bool,
+    /// With `--mode ag-ui`: `sse` writes `data:` frames (AG-UI's HTTP transport), `jsonl`
+    /// one event per line.
+    #[arg(long, value_name = "FORMAT", default_value = "sse")]
+    pub ag_ui_format: AgUiFormat,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
@@ -42,6 +56,9 @@ Examples:
   normalize run.jsonl | project --mode verbose --color always | less -R
   normalize run.jsonl | project --mode stream-json > run.claude.jsonl
   normalize run.jsonl | project --mode sse --after s1-12
+  normalize run.jsonl | project --mode otlp > traces.jsonl   # for the Collector's otlpjsonfile receiver
+  normalize run.jsonl | project --mode atif > trajectory.json
+  normalize run.jsonl | project --mode ag-ui --ag-ui-format jsonl
 
 Exit status:
   0  every input line was a canonical event
@@ -71,8 +88,17 @@ impl Command for Args {
         if self.after.is_some() && self.mode != Mode::Sse {
             anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
         }
+        if self.with_content && self.mode != Mode::Otlp {
+            anyhow::bail!("--with-content adds content to traces; it needs --mode otlp");
+        }
         let color = self.mode.is_human() && self.color.enabled();
-        let mut projection = self.mode.projection(Options { color, after: self.after.clone() });
+        let options = Options {
+            color,
+            after: self.after.clone(),
+            with_content: self.with_content,
+            ag_ui_format: self.ag_ui_format,
+        };
+        let mut projection = self.mode.projection(options);
         // `jsonl` passes every event's line on unchanged; every other mode shows content, so
         // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
