@@ -16,6 +16,7 @@ mod pipes;
 mod project;
 mod readme;
 mod schema;
+mod split;
 mod summarize;
 
 mod latency;
