@@ -20,5 +20,6 @@ mod split;
 mod summarize;
 
 mod latency;
+mod linear;
 mod scrub;
 mod truncate;
