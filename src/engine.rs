@@ -16,6 +16,7 @@ mod summary;
 mod tools;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use crate::event::*;
 use clock::{Clock, Millis};
@@ -81,6 +82,8 @@ pub struct Engine {
     provider_time: Option<Millis>,
     read_time: Millis,
     sessions: Vec<SessionState>,
+    /// The index in `sessions` of each session id, so finding one does not walk them all.
+    session_ids: HashMap<String, usize>,
     current: Option<usize>,
     /// Recently ended tool calls and settled approvals of every session (keyed by
     /// [`scoped`]): a late update for one is absorbed, never a second terminal. Kept
@@ -107,6 +110,7 @@ impl Engine {
             provider_time: None,
             read_time: 0,
             sessions: Vec::new(),
+            session_ids: HashMap::new(),
             current: None,
             closed_tools: Recent::new(RECENT),
             settled_approvals: Recent::new(RECENT),
@@ -209,7 +213,7 @@ impl Engine {
         // (ids are unique, so the current one is the only match).
         match self.current {
             Some(i) if self.sessions[i].id == id => Some(i),
-            _ => self.sessions.iter().position(|s| s.id == id),
+            _ => self.session_ids.get(id).copied(),
         }
     }
 
@@ -217,16 +221,25 @@ impl Engine {
     fn anonymous_id(&self) -> String {
         (self.sessions.len() + 1..)
             .map(|n| format!("s{n}"))
-            .find(|id| !self.sessions.iter().any(|s| s.id == *id))
+            .find(|id| !self.session_ids.contains_key(id))
             .expect("an unused name")
     }
 
     fn push_session(&mut self, id: String, info: Option<SessionStarted>) {
-        self.sessions.push(SessionState::new(id, info.as_ref().map(|i| i.provider.clone())));
-        self.current = Some(self.sessions.len() - 1);
+        self.add_session(SessionState::new(id, info.as_ref().map(|i| i.provider.clone())));
         if let Some(info) = info {
             self.emit(Body::SessionStarted(info), Meta::new(Visibility::DETAIL));
         }
+    }
+
+    /// Adds a session and makes it the current one; returns its index.
+    fn add_session(&mut self, s: SessionState) -> usize {
+        let i = self.sessions.len();
+        // Ids are unique: a session is only added when its id is not found.
+        self.session_ids.insert(s.id.clone(), i);
+        self.sessions.push(s);
+        self.current = Some(i);
+        i
     }
 
     /// The current session's index, starting an anonymous session when there is none.
@@ -235,8 +248,7 @@ impl Engine {
             Some(i) => i,
             None => {
                 let id = self.anonymous_id();
-                self.sessions.push(SessionState::new(id, None));
-                self.sessions.len() - 1
+                self.add_session(SessionState::new(id, None))
             }
         };
         self.current = Some(i);
@@ -304,7 +316,6 @@ impl Engine {
         // A stream of a thousand sessions keeps a thousand of them: past their turns, only
         // their figures, not the room their tool tables grew to.
         s.tools.shrink_to_fit();
-        s.tool_order.shrink_to_fit();
         s.approvals.shrink_to_fit();
         let duration_ms = s.turn_duration.take().or(duration);
         let error = error.or_else(|| {

@@ -12,14 +12,18 @@ use crate::event::Event;
 use crate::io::{decoding, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Provider};
 use crate::scrub::control::json_is_clean;
+use crate::scrub::stream::Holder;
 use crate::scrub::{clean_json_line, Scrubber};
 use crate::truncate::Truncator;
 
-/// The stages `normalize` runs on every event before writing it: scrub, then bound.
-#[derive(Debug)]
+/// The stages `normalize` runs on every event before writing it: the tails of delta
+/// streams held back until they are decided ([`Holder`]), then scrub, then bound.
 pub struct Stages {
     scrub: Scrubber,
     truncate: Truncator,
+    streams: Holder<Event>,
+    ready: Vec<Event>,
+    written: Vec<Event>,
     scratch: Vec<u8>,
 }
 
@@ -36,18 +40,69 @@ fn text_len(event: &mut Event) -> usize {
 impl Stages {
     /// Stages that bound every text field to `max_bytes`.
     pub fn new(max_bytes: usize) -> Stages {
-        Stages { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None), scratch: Vec::new() }
+        Stages {
+            scrub: Scrubber::new(),
+            truncate: Truncator::new(max_bytes, None),
+            streams: Holder::new(),
+            ready: Vec::new(),
+            written: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Takes the next event; appends to `done` the events now decided, scrubbed and bounded,
+    /// in order (none while a stream's tail is held, see [`Holder`]).
+    pub fn apply(&mut self, event: Event, done: &mut Vec<Event>) {
+        let from = done.len();
+        self.streams.push(event, done);
+        done[from..].iter_mut().for_each(|ev| self.finish_event(ev));
+    }
+
+    /// Decides every held tail (the input pauses or ends): appends the events that waited,
+    /// scrubbed and bounded, to `done`.
+    pub fn decide(&mut self, done: &mut Vec<Event>) {
+        let from = done.len();
+        self.streams.decide_all(done);
+        done[from..].iter_mut().for_each(|ev| self.finish_event(ev));
     }
 
     /// Scrubs and bounds one event.
-    pub fn apply(&mut self, event: &mut Event) {
+    fn finish_event(&mut self, event: &mut Event) {
         self.scrub.scrub_event(event);
         self.truncate.truncate_event(event);
     }
 
+    /// Takes the next event and writes those now decided, each as one line.
+    pub fn write<W: Write>(&mut self, event: Event, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.streams.push(event, &mut self.ready);
+        self.write_ready(out)
+    }
+
+    /// Decides every held tail and writes the events that waited (call when the input
+    /// pauses, and at its end before the summary).
+    pub fn pause<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.streams.decide_all(&mut self.ready);
+        self.write_ready(out)
+    }
+
+    /// The events written so far, to be dropped where the caller likes.
+    pub fn take_written(&mut self) -> std::vec::Drain<'_, Event> {
+        self.written.drain(..)
+    }
+
+    fn write_ready<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
+        let mut ready = std::mem::take(&mut self.ready);
+        for mut ev in ready.drain(..) {
+            self.write_one(&mut ev, out)?;
+            self.written.push(ev);
+        }
+        self.ready = ready;
+        Ok(())
+    }
+
     /// Scrubs and bounds `event` and writes it as one line.
-    pub fn write<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.apply(event);
+    fn write_one<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.finish_event(event);
         // Text fields are clean now, but ids and names come from the provider as they are: a
         // hostile one can hold control bytes. That is rare, so the line is checked and
         // rewritten only when it has something to clean. When the text is long (tool
@@ -117,20 +172,17 @@ pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::
     let mut lines = LineReader::new(decoding(Opaque(input))?, DEFAULT_MAX_LINE);
     let mut events = Vec::new();
     let take = |norm: &mut Normalizer, stages: &mut Stages, events: &mut Vec<Event>| {
-        events.extend(norm.drain().map(|mut ev| {
-            stages.apply(&mut ev);
-            ev
-        }));
+        norm.drain().for_each(|ev| stages.apply(ev, events));
     };
     while let Some(line) = lines.next_line()? {
         norm.line(line);
         take(&mut norm, &mut stages, &mut events);
     }
     // As in the binary, the summary counts the redactions made before the input ended.
-    let mut summary = norm.finish(stages.redactions().clone());
+    stages.decide(&mut events);
+    let summary = norm.finish(stages.redactions().clone());
     take(&mut norm, &mut stages, &mut events);
-    stages.apply(&mut summary);
-    events.push(summary);
+    stages.apply(summary, &mut events);
     Ok(events)
 }
 

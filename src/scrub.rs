@@ -18,6 +18,7 @@ pub mod control;
 pub mod detect;
 pub mod json;
 pub mod rules;
+pub mod stream;
 pub mod text;
 pub mod view;
 

@@ -18,8 +18,10 @@ mod pipes;
 mod project;
 mod readme;
 mod schema;
+mod split;
 mod summarize;
 
 mod latency;
+mod linear;
 mod scrub;
 mod truncate;

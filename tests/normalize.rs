@@ -270,6 +270,11 @@ fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
         total += read(f).split(|&b| b == b'\n').filter(|l| !l.is_empty()).count() as u64;
     }
     for (named, counted) in json_lines(&as_files).iter().zip(json_lines(&on_stdin)) {
+        // What the normalizer closes when a run is cut is referenced where the run ends: the
+        // end of its file, or, on stdin, the line that begins the next run.
+        if named["source"] == "normalizer" {
+            continue;
+        }
         let (named, counted) = (&named["rawRef"], &counted["rawRef"]);
         let offset = before[named["file"].as_str().expect("every event names its file")];
         assert_eq!(named["line"].as_u64().unwrap() + offset, counted["line"].as_u64().unwrap(), "{named} is {counted}");

@@ -4,31 +4,13 @@
 
 use minicode_output::bound::Keep;
 use minicode_output::event::{
-    Body, Event, Outcome, Raw, RawReason, RawRef, Role, Severity, ShellResult, Source, Stream, Text, ToolEnded,
-    ToolKind, ToolOutput, ToolStarted, Visibility,
+    Body, Event, Outcome, Raw, RawReason, Role, ShellResult, Stream, Text, ToolEnded, ToolKind, ToolOutput, ToolStarted,
 };
 use minicode_output::truncate::Truncator;
 use predicates::prelude::*;
 use proptest::prelude::*;
 
 use crate::support::*;
-
-fn event(seq: u64, body: Body) -> Event {
-    Event {
-        event_id: format!("s1:1:{seq}"),
-        timestamp: "2026-01-01T00:00:00.000Z".into(),
-        session_id: "s1".into(),
-        turn_id: 1,
-        correlation_id: None,
-        parent_id: None,
-        source: Source::Tool,
-        severity: Severity::Info,
-        status: None,
-        visibility: Visibility::ALL,
-        raw_ref: RawRef::span(seq, seq),
-        body,
-    }
-}
 
 /// Strings with multi-byte characters, and now and then an existing marker.
 fn text() -> impl Strategy<Value = String> {

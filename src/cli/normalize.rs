@@ -125,17 +125,21 @@ impl Command for Args {
             .context("cannot start the reading thread")?;
         let mut rejected = false;
         for mut batch in rx {
-            for item in &mut batch {
+            for item in batch.drain(..) {
                 match item {
                     Item::Event(ev) => {
-                        rejected |= say_rejected(ev, &diag);
+                        rejected |= say_rejected(&ev, &diag);
                         stages.write(ev, &mut out)?;
                     }
-                    Item::Note(note) => diag.say(note),
+                    Item::Note(note) => diag.say(&note),
                     Item::Unreadable(what) => diag.unreadable(what),
-                    Item::Flush => out.flush()?,
+                    Item::Flush => {
+                        stages.pause(&mut out)?;
+                        out.flush()?;
+                    }
                 }
             }
+            batch.extend(stages.take_written().map(Item::Event));
             // Back to be dropped on the reading thread (see `read`), or here if it lags.
             let _ = back.try_send(batch);
         }
@@ -150,22 +154,25 @@ impl Command for Args {
         if let Some(sig) = crate::io::stop_requested() {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
-        let mut summary = norm.finish(stages.redactions().clone());
+        // The summary counts every redaction: what is held is decided and written first.
+        stages.pause(&mut out)?;
+        let summary = norm.finish(stages.redactions().clone());
         for note in norm.take_diagnostics() {
             diag.say(&note);
         }
-        for mut ev in norm.drain() {
+        for ev in norm.drain() {
             rejected |= say_rejected(&ev, &diag);
-            stages.write(&mut ev, &mut out)?;
+            stages.write(ev, &mut out)?;
         }
-        stages.write(&mut summary, &mut out)?;
-        out.flush()?;
         if let Body::Summary(s) = &summary.body {
             if let Some(e) = s.error.as_ref().filter(|e| e.category == ErrorCategory::InputError) {
                 rejected = true;
                 diag.say(&e.message);
             }
         }
+        stages.write(summary, &mut out)?;
+        stages.pause(&mut out)?;
+        out.flush()?;
         std::io::stderr().flush().ok();
         diag.outcome(rejected)
     }

@@ -21,9 +21,10 @@ pub(super) struct SessionState {
     pub turn_start: Option<(Millis, bool)>,
     pub turn_duration: Option<u64>,
     pub duration_ms: Option<u64>,
+    /// Open tool calls, each with the place it started in ([`ToolState::order`]).
     pub tools: HashMap<String, ToolState>,
-    /// Open tool ids in the order they started, so synthesized terminals are deterministic.
-    pub tool_order: Vec<String>,
+    /// How many tool calls have started: the next one's [`ToolState::order`].
+    pub tools_started: u64,
     /// Open approvals.
     pub approvals: HashMap<String, ApprovalState>,
     /// Output and ends of calls not announced yet (input out of order): they settle the call
@@ -48,7 +49,7 @@ impl SessionState {
             turn_duration: None,
             duration_ms: None,
             tools: HashMap::new(),
-            tool_order: Vec::new(),
+            tools_started: 0,
             approvals: HashMap::new(),
             orphans: HashMap::new(),
             counts: ToolCounts::default(),
@@ -83,6 +84,9 @@ impl SessionState {
 
 #[derive(Debug)]
 pub(super) struct ToolState {
+    /// Where it started among the session's calls, so synthesized terminals come in that
+    /// order whatever the table's.
+    pub order: u64,
     pub name: String,
     pub kind: ToolKind,
     pub command: Option<String>,
@@ -96,8 +100,9 @@ pub(super) struct ToolState {
 }
 
 impl ToolState {
-    pub fn new(s: &ToolStarted, parent_id: Option<String>, started_at: (Millis, bool)) -> ToolState {
+    pub fn new(order: u64, s: &ToolStarted, parent_id: Option<String>, started_at: (Millis, bool)) -> ToolState {
         ToolState {
+            order,
             name: s.name.clone(),
             kind: s.kind,
             command: s.command.clone(),

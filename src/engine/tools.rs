@@ -28,8 +28,9 @@ impl Engine {
             tool.refine(&started);
             return;
         }
-        s.tools.insert(started.tool_call_id.clone(), ToolState::new(&started, ctx.parent_id.clone(), t));
-        s.tool_order.push(started.tool_call_id.clone());
+        s.tools
+            .insert(started.tool_call_id.clone(), ToolState::new(s.tools_started, &started, ctx.parent_id.clone(), t));
+        s.tools_started += 1;
         let orphan = s.orphans.remove(&started.tool_call_id);
         let id = started.tool_call_id.clone();
         let meta =
@@ -223,12 +224,10 @@ impl Engine {
         let s = &mut self.sessions[i];
         let Some(tool) = s.tools.remove(id) else { return };
         self.closed_tools.insert(&scoped(i, id));
-        s.tool_order.retain(|t| t != id);
         if s.tools.is_empty() {
-            // A finished session keeps only its figures: its tables' capacity would
+            // A finished session keeps only its figures: its table's capacity would
             // otherwise stay allocated for every session of a long archive.
             s.tools = HashMap::new();
-            s.tool_order = Vec::new();
         }
         s.counts.add(outcome);
         let output = tool.shell.finish(tool.command.as_deref(), bound);
@@ -264,15 +263,16 @@ impl Engine {
     /// running in the background only with `background`.
     pub(super) fn close_open(&mut self, outcome: Outcome, background: bool) {
         let s = self.session();
-        let open: Vec<String> =
-            s.tool_order.iter().filter(|id| background || !s.tools[id.as_str()].background).cloned().collect();
+        let mut open: Vec<(u64, String)> =
+            s.tools.iter().filter(|(_, t)| background || !t.background).map(|(id, t)| (t.order, id.clone())).collect();
+        open.sort_unstable();
         let mut approvals: Vec<String> = s.approvals.keys().cloned().collect();
         // A HashMap's order differs between runs; the same input must give the same output.
         approvals.sort();
         for a in approvals {
             self.settle(&a, Decision::Unknown, Source::Normalizer);
         }
-        for id in open {
+        for (_, id) in open {
             // A call whose approval was refused never ran: it was denied, whatever ended the turn.
             let rejected = self.session().tools.get(&id).is_some_and(|t| t.rejected);
             let outcome = if rejected { Outcome::Denied } else { outcome };

@@ -103,9 +103,22 @@ impl Normalizer {
     }
 
     /// Says that the next lines come from the file `name`: from now on every event's
-    /// provenance names its file, with that file's own line numbers. A run may go on from
-    /// one file into the next (a stream saved in parts); its state is kept.
+    /// provenance names its file, with that file's own line numbers.
+    ///
+    /// Each file is a run of its own: what the one before left open is closed as at the end
+    /// of input, and the next file's dialect is detected afresh (an OpenCode run after a
+    /// Kilo run fits Kilo's parser, but is OpenCode's).
     pub fn begin_file(&mut self, name: &str) {
+        if self.line_no > 0 {
+            if let Some(held) = &self.held {
+                let first = (!held.preamble).then(|| held.candidates[0]);
+                self.release(first);
+            }
+            self.end_run();
+            if let Some(p) = self.forced {
+                self.begin(p);
+            }
+        }
         self.files.push((self.line_no, Arc::from(name)));
     }
 

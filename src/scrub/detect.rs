@@ -38,6 +38,8 @@ pub struct Detector {
     word_rules: RuleSet,
     scans: Vec<(usize, Scan)>,
     regexes: Vec<OnceLock<Regex>>,
+    /// Every anchor literal, for [`Detector::partial_anchor_at_end`].
+    literals: Vec<String>,
 }
 
 /// A hand-written test for a rule's anchor (see [`Anchor::Scan`]).
@@ -121,6 +123,7 @@ impl Detector {
             word_rules,
             scans,
             regexes: rules.iter().map(|_| OnceLock::new()).collect(),
+            literals,
         }
     }
 
@@ -169,6 +172,18 @@ impl Detector {
     /// only).
     pub fn may_match(&self, text: &str) -> bool {
         self.candidates(text).set != 0 || View::of(text).is_some_and(|v| self.candidates(&v.text).set != 0)
+    }
+
+    /// Where the longest suffix of `text` that is the start of an anchor literal (not the
+    /// whole literal) begins: text a stream could still complete into an anchor.
+    pub fn partial_anchor_at_end(&self, text: &str) -> Option<usize> {
+        let b = text.as_bytes();
+        let longest = self
+            .literals
+            .iter()
+            .filter_map(|l| (1..l.len().min(b.len() + 1)).rev().find(|&k| b.ends_with(&l.as_bytes()[..k])))
+            .max()?;
+        Some(b.len() - longest)
     }
 
     fn regex(&self, i: usize) -> &Regex {

@@ -179,3 +179,22 @@ pub fn python_with(modules: &[&str]) -> Option<PathBuf> {
     eprintln!("skipped: {what} (pip install -r tests/requirements.txt to run this check)");
     None
 }
+
+/// An event of session `s1`, turn 1, with sequence number `seq` (also its input line).
+pub fn event(seq: u64, body: minicode_output::event::Body) -> minicode_output::event::Event {
+    use minicode_output::event::{Event, RawRef, Severity, Source, Visibility};
+    Event {
+        event_id: format!("s1:1:{seq}"),
+        timestamp: "2026-01-01T00:00:00.000Z".into(),
+        session_id: "s1".into(),
+        turn_id: 1,
+        correlation_id: None,
+        parent_id: None,
+        source: Source::Tool,
+        severity: Severity::Info,
+        status: None,
+        visibility: Visibility::ALL,
+        raw_ref: RawRef::span(seq, seq),
+        body,
+    }
+}

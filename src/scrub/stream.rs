@@ -1,0 +1,246 @@
+//! Secrets streamed in pieces: a model streams its text, its thinking and a tool's output a
+//! few characters per event, so a key split over two deltas would pass a scrubber that
+//! looks at each event alone. The [`Holder`] keeps the unfinished tail of each stream (the
+//! text that could still be the start of a secret, see [`hold_from`]) and gives it to the
+//! stream's next delta, so a secret is whole in one event when that event is scrubbed.
+//!
+//! Events keep their order: an event whose tail is held waits, with every event after it,
+//! until the stream's next delta, an event that ends the stream's block (anything but a
+//! delta or a usage report), or a pause of the input ([`Holder::decide_all`]) decides it.
+//! The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
+//! [`MAX_WAITING`]. Text only moves from an event to a later one of the same stream when a
+//! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
+//! event whose text all moved on keeps an empty delta (its id and provenance stay).
+
+use std::collections::{HashMap, VecDeque};
+
+use super::detect::Detector;
+use crate::bound::ceil_boundary;
+use crate::event::{Body, Event, Role, Stream};
+
+/// The longest tail held for a stream: longer than a 4096-bit RSA key in PEM and than the
+/// reach of a keyword-anchored rule on its line.
+pub const MAX_HOLD: usize = 8 * 1024;
+
+/// The most events waiting behind held tails; past it the oldest stream is decided.
+pub const MAX_WAITING: usize = 256;
+
+/// Where the tail of `text` that could still be (or lead to) a secret starts: the last
+/// run of non-white-space characters (a token being streamed), the start of a literal
+/// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
+/// value may follow), an unfinished PEM block; at most [`MAX_HOLD`] bytes.
+pub fn hold_from(text: &str) -> usize {
+    let floor = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
+    let window = &text[floor..];
+    let run = window.trim_end_matches(|c: char| !c.is_whitespace()).len();
+    let mut from = run;
+    let detector = Detector::global();
+    if let Some(p) = detector.partial_anchor_at_end(window) {
+        // An anchor with a space in it starts before the last run: hold from its own run.
+        from = from.min(window[..p].trim_end_matches(|c: char| !c.is_whitespace()).len());
+    }
+    let line = memchr::memrchr(b'\n', window.as_bytes()).map_or(0, |i| i + 1);
+    if line < from && detector.may_match(&window[line..]) {
+        from = line;
+    }
+    if let Some(begin) = memchr::memmem::rfind(window.as_bytes(), b"-----BEGIN") {
+        if memchr::memmem::find(&window.as_bytes()[begin..], b"-----END").is_none() {
+            from = from.min(memchr::memrchr(b'\n', &window.as_bytes()[..begin]).map_or(0, |i| i + 1));
+        }
+    }
+    floor + from
+}
+
+/// An item of a stream of events: an event, or a line that carries one.
+pub trait Delta {
+    /// The stream this item is a delta of (its session, type and call), or `None`.
+    fn stream(&self) -> Option<String>;
+    /// True when this item, not a delta, ends every open stream's block.
+    fn ends_blocks(&self) -> bool;
+    /// The delta text (called only when [`Delta::stream`] is `Some`).
+    fn delta_mut(&mut self) -> &mut String;
+    /// Told that the holder changed the delta.
+    fn touched(&mut self) {}
+}
+
+impl Delta for Event {
+    fn stream(&self) -> Option<String> {
+        let (kind, call) = match &self.body {
+            Body::Text(t) => (
+                match t.role {
+                    Role::Assistant => "text/assistant",
+                    Role::User => "text/user",
+                    Role::System => "text/system",
+                },
+                "",
+            ),
+            Body::Reasoning(_) => ("reasoning", ""),
+            Body::ToolOutput(o) => (
+                match o.stream {
+                    Stream::Combined => "output/combined",
+                    Stream::Stdout => "output/stdout",
+                    Stream::Stderr => "output/stderr",
+                },
+                o.tool_call_id.as_str(),
+            ),
+            _ => return None,
+        };
+        let parent = self.parent_id.as_deref().unwrap_or("");
+        // NUL cannot be in a scrubbed id, so the parts cannot run into each other.
+        Some([self.session_id.as_str(), kind, call, parent].join("\0"))
+    }
+
+    fn ends_blocks(&self) -> bool {
+        !matches!(self.body, Body::Usage(_))
+    }
+
+    fn delta_mut(&mut self) -> &mut String {
+        match &mut self.body {
+            Body::Text(t) => &mut t.delta,
+            Body::Reasoning(r) => &mut r.delta,
+            Body::ToolOutput(o) => &mut o.delta,
+            _ => unreachable!("delta_mut is only called on deltas"),
+        }
+    }
+}
+
+/// An item waiting to be written.
+struct Slot<T> {
+    item: T,
+    /// For the open (last) delta of its stream: its stream and where its undecided tail starts.
+    open: Option<(String, usize)>,
+}
+
+/// Holds back the undecided tails of delta streams; see the module doc.
+pub struct Holder<T> {
+    queue: VecDeque<Slot<T>>,
+    /// The position in `queue` of each stream's open slot, counted from `popped`.
+    open: HashMap<String, u64>,
+    /// How many slots have left the queue.
+    popped: u64,
+}
+
+impl<T> Default for Holder<T> {
+    fn default() -> Self {
+        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0 }
+    }
+}
+
+impl<T: Delta> Holder<T> {
+    /// An empty holder.
+    pub fn new() -> Holder<T> {
+        Holder::default()
+    }
+
+    /// True when nothing waits.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// Takes the next item; appends to `ready` the items now decided, in order.
+    pub fn push(&mut self, mut item: T, ready: &mut Vec<T>) {
+        match item.stream() {
+            None => {
+                if item.ends_blocks() {
+                    self.decide_open();
+                }
+                if self.queue.is_empty() {
+                    ready.push(item);
+                    return;
+                }
+                self.queue.push_back(Slot { item, open: None });
+            }
+            Some(key) => {
+                let mut text = std::mem::take(item.delta_mut());
+                if let Some(at) = self.open.remove(&key) {
+                    let prev = &mut self.queue[(at - self.popped) as usize];
+                    let (_, cut) = prev.open.take().expect("an open stream's slot is open");
+                    let delta = prev.item.delta_mut();
+                    let mut joined = delta.split_off(cut);
+                    joined.push_str(&text);
+                    let decided = hold_from(&joined);
+                    delta.push_str(&joined[..decided]);
+                    prev.item.touched();
+                    text = joined.split_off(decided);
+                    item.touched();
+                }
+                let cut = hold_from(&text);
+                *item.delta_mut() = text;
+                if cut == item.delta_mut().len() && self.queue.is_empty() {
+                    ready.push(item);
+                    return;
+                }
+                let open = (cut < item.delta_mut().len()).then(|| {
+                    self.open.insert(key.clone(), self.popped + self.queue.len() as u64);
+                    (key, cut)
+                });
+                self.queue.push_back(Slot { item, open });
+            }
+        }
+        if self.queue.len() > MAX_WAITING {
+            self.decide_front();
+        }
+        self.pop_decided(ready);
+    }
+
+    /// Decides every held tail (a pause of the input, or its end): appends every waiting
+    /// item to `ready`, in order.
+    pub fn decide_all(&mut self, ready: &mut Vec<T>) {
+        self.decide_open();
+        self.pop_decided(ready);
+    }
+
+    fn decide_open(&mut self) {
+        for (_, at) in self.open.drain() {
+            self.queue[(at - self.popped) as usize].open = None;
+        }
+    }
+
+    fn decide_front(&mut self) {
+        if let Some((key, _)) = self.queue.front_mut().and_then(|s| s.open.take()) {
+            self.open.remove(&key);
+        }
+    }
+
+    fn pop_decided(&mut self, ready: &mut Vec<T>) {
+        while self.queue.front().is_some_and(|s| s.open.is_none()) {
+            if let Some(slot) = self.queue.pop_front() {
+                ready.push(slot.item);
+                self.popped += 1;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_being_streamed_is_held() {
+        assert_eq!(hold_from("first line\nits value is ghp_abc"), "first line\n".len());
+        assert_eq!(hold_from("some words"), "some ".len());
+        assert_eq!(hold_from("plain words.\n"), "plain words.\n".len());
+        assert_eq!(hold_from("words then gh"), "words then ".len());
+    }
+
+    #[test]
+    fn a_line_with_a_keyword_is_held_whole() {
+        let text = "done\nexport password = hunter";
+        assert_eq!(hold_from(text), "done\n".len());
+    }
+
+    #[test]
+    fn an_unfinished_pem_block_is_held() {
+        let text = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n";
+        assert_eq!(hold_from(text), 2);
+        let whole = "x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n";
+        assert_eq!(hold_from(whole), whole.len());
+    }
+
+    #[test]
+    fn the_hold_is_bounded() {
+        let text = "password=".to_owned() + &"x".repeat(3 * MAX_HOLD);
+        assert!(text.len() - hold_from(&text) <= MAX_HOLD);
+    }
+}

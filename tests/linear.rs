@@ -1,0 +1,81 @@
+//! Linear time in the engine's tables: the time to normalize a run with N open tool calls,
+//! N sessions or N open approvals grows about as N does. Each case is timed at two sizes
+//! ten times apart (the fastest of five runs each, as the machine may be busy); a quadratic table would make the
+//! ratio about 100, a linear one about 10, and the bound is 15.
+
+use std::time::{Duration, Instant};
+
+use minicode_output::engine::clock::Clock;
+use minicode_output::provider::Provider;
+
+/// `head`, then `line(i)` for `i` in `0..n`, then `tail`.
+fn run(head: &str, n: usize, line: impl Fn(usize) -> String, tail: &str) -> String {
+    let mut s = String::from(head);
+    (0..n).for_each(|i| s += &line(i));
+    s + tail
+}
+
+/// `n` Codex command executions started and never finished, in one turn.
+fn open_tools(n: usize) -> String {
+    run(
+        "{\"type\":\"thread.started\",\"thread_id\":\"t1\"}\n{\"type\":\"turn.started\"}\n",
+        n,
+        |i| {
+            format!(
+            "{{\"type\":\"item.started\",\"item\":{{\"id\":\"item_{i}\",\"type\":\"command_execution\",\"command\":\"true\",\"aggregated_output\":\"\",\"exit_code\":null,\"status\":\"in_progress\"}}}}\n"
+        )
+        },
+        "{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n",
+    )
+}
+
+/// `n` Codex sessions of one turn each.
+fn sessions(n: usize) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{{\"type\":\"thread.started\",\"thread_id\":\"t{i}\"}}\n{{\"type\":\"turn.started\"}}\n{{\"type\":\"item.completed\",\"item\":{{\"id\":\"i0\",\"type\":\"agent_message\",\"text\":\"Done.\"}}}}\n{{\"type\":\"turn.completed\",\"usage\":{{\"input_tokens\":10,\"output_tokens\":2}}}}\n"
+            )
+        })
+        .collect()
+}
+
+/// An ACP turn with `n` permission requests never answered.
+fn open_approvals(n: usize) -> String {
+    run("{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"session/prompt\",\"params\":{\"sessionId\":\"a1\",\"prompt\":[{\"type\":\"text\",\"text\":\"go\"}]}}\n", n, |i| format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"session/request_permission\",\"params\":{{\"options\":[{{\"kind\":\"allow_once\",\"name\":\"Allow\",\"optionId\":\"allow\"}}],\"sessionId\":\"a1\",\"toolCall\":{{\"toolCallId\":\"t{i}\",\"title\":\"x\"}}}}}}\n"
+        ), "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"result\":{\"stopReason\":\"end_turn\"}}\n")
+}
+
+fn fastest(input: &str, from: &str) -> Duration {
+    let from: Provider = from.parse().unwrap();
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            let events = minicode_output::normalize(input.as_bytes(), Some(from), Clock::Fixed(0)).unwrap();
+            assert!(events.len() > 1);
+            t.elapsed()
+        })
+        .min()
+        .unwrap()
+}
+
+#[test]
+fn the_engine_tables_grow_linearly() {
+    type Case = (&'static str, fn(usize) -> String, &'static str);
+    let cases: [Case; 3] = [
+        ("open tools", open_tools, "codex"),
+        ("sessions", sessions, "codex"),
+        ("open approvals", open_approvals, "acp"),
+    ];
+    let mut failed = Vec::new();
+    for (name, make, from) in cases {
+        let (small, large) = (fastest(&make(1000), from), fastest(&make(10_000), from));
+        let ratio = large.as_secs_f64() / small.as_secs_f64();
+        eprintln!("{name}: 1000 in {small:?}, 10000 in {large:?}, ratio {ratio:.1}");
+        if ratio > 15.0 {
+            failed.push(format!("{name}: ratio {ratio:.1}"));
+        }
+    }
+    assert!(failed.is_empty(), "superlinear: {failed:?}");
+}

@@ -1,0 +1,177 @@
+//! Secrets streamed in pieces: every secret of the scrub corpus that is redacted whole is
+//! also redacted when it arrives split over deltas, at every position in two pieces (through
+//! the stages `normalize` runs) and in random small pieces (through `normalize` itself, as
+//! Claude, ACP and Gemini stream text, thinking and terminal output, then the projections).
+
+use minicode_output::engine::clock::Clock;
+use minicode_output::event::{Body, Event, Reasoning, Role, Text};
+use minicode_output::pipeline::Stages;
+use minicode_output::projection::{render, Mode, Options};
+use minicode_output::provider::Provider;
+use minicode_output::scrub::Scrubber;
+use proptest::prelude::*;
+use serde::Deserialize;
+
+use crate::support::*;
+
+#[derive(Deserialize)]
+struct Secret {
+    secrets: Vec<String>,
+    text: String,
+}
+
+/// The corpus positives the scrubber redacts when they come whole.
+fn caught() -> &'static [Secret] {
+    static CAUGHT: std::sync::OnceLock<Vec<Secret>> = std::sync::OnceLock::new();
+    CAUGHT.get_or_init(|| {
+        let mut s = Scrubber::new();
+        String::from_utf8(read("scrub/secrets.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<Secret>(l).unwrap())
+            .filter(|x| {
+                let out = s.scrub_str(&x.text);
+                !x.secrets.iter().any(|secret| out.contains(secret.as_str()))
+            })
+            .collect()
+    })
+}
+
+/// The text of `events`' deltas, joined, and each event written as JSON.
+fn written(events: &[Event]) -> (String, String) {
+    let mut joined = String::new();
+    for e in events {
+        if let Body::Text(Text { delta, .. }) | Body::Reasoning(Reasoning { delta }) = &e.body {
+            joined.push_str(delta);
+        }
+    }
+    (joined, events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect())
+}
+
+fn leaks<'a>(x: &'a Secret, outputs: &[&str]) -> Option<&'a str> {
+    x.secrets.iter().map(String::as_str).find(|s| outputs.iter().any(|o| o.contains(s)))
+}
+
+/// Cut points of `text` on character boundaries, `pieces` giving the lengths in turn.
+fn cut(text: &str, lengths: &[usize]) -> Vec<String> {
+    let (mut out, mut at, mut i) = (Vec::new(), 0, 0);
+    while at < text.len() {
+        let mut end = (at + lengths[i % lengths.len()].max(1)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(text[at..end].to_owned());
+        at = end;
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn a_secret_split_in_two_at_every_position_is_redacted() {
+    let corpus = caught();
+    let mut cases = 0;
+    let mut missed = Vec::new();
+    // One set of stages for every case: deciding at the end leaves nothing held.
+    let mut stages = Stages::new(1 << 20);
+    for x in corpus {
+        for at in (1..x.text.len()).filter(|&i| x.text.is_char_boundary(i)) {
+            // Text and thinking take the positions in turn: the same stages serve both.
+            {
+                let reasoning = at % 2 == 1;
+                let body = |d: &str| match reasoning {
+                    false => Body::Text(Text { delta: d.to_owned(), role: Role::Assistant }),
+                    true => Body::Reasoning(Reasoning { delta: d.to_owned() }),
+                };
+                let mut out = Vec::new();
+                stages.apply(event(1, body(&x.text[..at])), &mut out);
+                stages.apply(event(2, body(&x.text[at..])), &mut out);
+                stages.decide(&mut out);
+                cases += 1;
+                let (joined, json) = written(&out);
+                if let Some(s) = leaks(x, &[&joined, &json]) {
+                    missed.push(format!("{s:?} split at {at} of {:?}", x.text));
+                }
+            }
+        }
+    }
+    eprintln!("split in two: {cases} cases over {} secrets, {} leaked", corpus.len(), missed.len());
+    assert!(missed.is_empty(), "{} leaked, first: {}", missed.len(), missed[0]);
+}
+
+/// A Claude run streaming `pieces` as text, or thinking, deltas with partial messages on.
+fn claude(pieces: &[String], thinking: bool) -> String {
+    let (block, kind, field) =
+        if thinking { ("thinking", "thinking_delta", "thinking") } else { ("text", "text_delta", "text") };
+    let mut lines = vec![
+        r#"{"type":"system","subtype":"init","session_id":"c1","tools":[],"model":"m"}"#.to_owned(),
+        r#"{"type":"stream_event","event":{"type":"message_start","message":{"id":"m1","type":"message","role":"assistant","content":[]}},"session_id":"c1"}"#.to_owned(),
+        format!(r#"{{"type":"stream_event","event":{{"type":"content_block_start","index":0,"content_block":{{"type":"{block}","{field}":""}}}},"session_id":"c1"}}"#),
+    ];
+    for p in pieces {
+        let delta = serde_json::json!({"type": kind, field: p});
+        lines.push(format!(
+            r#"{{"type":"stream_event","event":{{"type":"content_block_delta","index":0,"delta":{delta}}},"session_id":"c1"}}"#
+        ));
+    }
+    lines.push(r#"{"type":"stream_event","event":{"type":"content_block_stop","index":0},"session_id":"c1"}"#.into());
+    lines.push(r#"{"type":"stream_event","event":{"type":"message_stop"},"session_id":"c1"}"#.into());
+    lines.push(r#"{"type":"result","subtype":"success","is_error":false,"result":"","session_id":"c1"}"#.into());
+    lines.join("\n") + "\n"
+}
+
+/// An ACP agent streaming `pieces` as message chunks, or thought chunks.
+fn acp(pieces: &[String], thought: bool) -> String {
+    let kind = if thought { "agent_thought_chunk" } else { "agent_message_chunk" };
+    let mut lines = vec![
+        r#"{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"a1","prompt":[{"type":"text","text":"go"}]}}"#.to_owned(),
+    ];
+    for p in pieces {
+        let update = serde_json::json!({"sessionUpdate": kind, "content": {"type": "text", "text": p}});
+        lines.push(format!(
+            r#"{{"jsonrpc":"2.0","method":"session/update","params":{{"sessionId":"a1","update":{update}}}}}"#
+        ));
+    }
+    lines.push(r#"{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}"#.into());
+    lines.join("\n") + "\n"
+}
+
+/// A Gemini run streaming `pieces` as `delta: true` messages.
+fn gemini(pieces: &[String]) -> String {
+    let mut lines =
+        vec![r#"{"type":"init","timestamp":"2026-01-01T00:00:00.000Z","session_id":"g1","model":"m"}"#.to_owned()];
+    for p in pieces {
+        let m = serde_json::json!({"type": "message", "timestamp": "2026-01-01T00:00:00.000Z", "role": "assistant", "content": p, "delta": true});
+        lines.push(m.to_string());
+    }
+    lines.push(r#"{"type":"result","timestamp":"2026-01-01T00:00:00.000Z","status":"success","stats":{}}"#.into());
+    lines.join("\n") + "\n"
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn a_secret_streamed_in_small_pieces_never_leaks(which in 0usize..10_000, lengths in prop::collection::vec(1usize..9, 1..6), dialect in 0usize..5) {
+        let corpus = caught();
+        let x = &corpus[which % corpus.len()];
+        let pieces = cut(&x.text, &lengths);
+        let (input, from) = match dialect {
+            0 => (claude(&pieces, false), "claude"),
+            1 => (claude(&pieces, true), "claude"),
+            2 => (acp(&pieces, false), "acp"),
+            3 => (acp(&pieces, true), "acp"),
+            _ => (gemini(&pieces), "gemini"),
+        };
+        let events = minicode_output::normalize(input.as_bytes(), Some(from.parse::<Provider>().unwrap()), Clock::Fixed(0)).unwrap();
+        let (joined, json) = written(&events);
+        prop_assert!(!joined.is_empty(), "no text came through from {input}");
+        let rendered: Vec<String> = [Mode::Normal, Mode::Verbose, Mode::StreamJson]
+            .into_iter()
+            .map(|m| String::from_utf8_lossy(&render(m, Options::default(), &events)).into_owned())
+            .collect();
+        let mut outputs = vec![joined.as_str(), json.as_str()];
+        outputs.extend(rendered.iter().map(String::as_str));
+        prop_assert!(leaks(x, &outputs).is_none(), "{:?} leaked from {pieces:?}", leaks(x, &outputs));
+    }
+}
