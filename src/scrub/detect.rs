@@ -3,6 +3,7 @@
 //! match; only those run their regexes, compiled on first use. Overlapping findings are
 //! settled by the table's order, so a specific format wins over a generic assignment.
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -21,6 +22,16 @@ pub struct Finding {
     pub range: Range<usize>,
     /// The rule that found it, an index into [`RULES`].
     pub rule: usize,
+}
+
+/// Findings by where they start; they never overlap.
+type Found = BTreeMap<usize, Finding>;
+
+/// True when `range` overlaps a finding. The findings are disjoint, so only the last one
+/// that starts before `range` ends can: one lookup, where a scan of them all made a text
+/// with many secrets quadratic.
+fn overlaps(found: &Found, range: &Range<usize>) -> bool {
+    found.range(..range.end).next_back().is_some_and(|(_, f)| f.range.end > range.start)
 }
 
 /// The compiled rule table. Build it once with [`Detector::global`].
@@ -60,13 +71,18 @@ struct Hits {
 const LINE_BACK: usize = 512;
 const LINE_AHEAD: usize = 4096;
 
-/// The line around byte `p`, at most [`LINE_BACK`] bytes before it and [`LINE_AHEAD`] after.
+/// The line around byte `p` and the line after it, at most [`LINE_BACK`] bytes before `p`
+/// and [`LINE_AHEAD`] after.
 fn line_around(text: &str, p: usize) -> Range<usize> {
     let b = text.as_bytes();
     let from = p.saturating_sub(LINE_BACK);
     let start = memchr::memrchr(b'\n', &b[from..p]).map_or(from, |i| from + i + 1);
     let to = (p + LINE_AHEAD).min(b.len());
-    let end = memchr::memchr(b'\n', &b[p..to]).map_or(to, |i| p + i);
+    // To the end of the next line: an XML element may hold its value on a line of its own.
+    let end = match memchr::memchr(b'\n', &b[p..to]) {
+        Some(i) => memchr::memchr(b'\n', &b[p + i + 1..to]).map_or(to, |j| p + i + 1 + j),
+        None => to,
+    };
     ceil_boundary(text, start)..floor_boundary(text, end)
 }
 
@@ -198,21 +214,20 @@ impl Detector {
     pub fn find(&self, text: &str) -> Vec<Finding> {
         let mut found = self.find_plain(text);
         if let Some(view) = View::of(text) {
-            for f in self.find_plain(&view.text) {
+            for f in self.find_plain(&view.text).into_values() {
                 let range = view.original_range(f.range);
-                if !range.is_empty() && !found.iter().any(|g| g.range.start < range.end && range.start < g.range.end) {
-                    found.push(Finding { range, rule: f.rule });
+                if !range.is_empty() && !overlaps(&found, &range) {
+                    found.insert(range.start, Finding { range, rule: f.rule });
                 }
             }
-            found.sort_by_key(|f| f.range.start);
         }
-        found
+        found.into_values().collect()
     }
 
     /// Every secret in `text` as it stands, without overlaps, in text order.
-    fn find_plain(&self, text: &str) -> Vec<Finding> {
+    fn find_plain(&self, text: &str) -> Found {
         let hits = self.candidates(text);
-        let mut found: Vec<Finding> = Vec::new();
+        let mut found = Found::new();
         // The rules with an anchor, in table order: the set's bits, lowest first.
         let mut set = hits.set;
         while set != 0 {
@@ -243,12 +258,11 @@ impl Detector {
                 self.find_in(i, text, w, &mut found);
             }
         }
-        found.sort_by_key(|f| f.range.start);
         found
     }
 
     /// Adds the findings of rule `i` inside `window` of `text` to `found`.
-    fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Vec<Finding>) {
+    fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Found) {
         let rule = &self.rules[i];
         let regex = self.regex(i);
         // Matches are rare: a plain search is much cheaper than setting up captures.
@@ -259,12 +273,12 @@ impl Detector {
             let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
             let range = window.start + m.start()..window.start + m.end();
             // Rules come in priority order: a finding that overlaps an earlier one loses.
-            if range.is_empty() || found.iter().any(|f| f.range.start < range.end && range.start < f.range.end) {
+            if range.is_empty() || overlaps(found, &range) {
                 continue;
             }
             let after = &text[range.end..];
             if rule.check.accepts(m.as_str(), after) || self.key_beside_placeholder(i, &caps, &m, after) {
-                found.push(Finding { range, rule: i });
+                found.insert(range.start, Finding { range, rule: i });
             }
         }
     }

@@ -43,10 +43,18 @@ pub struct Rule {
     pub source: &'static str,
 }
 
-/// Value of a `NAME = value` assignment: quoted (no whitespace inside) or bare.
+/// Value of a `NAME = value` assignment: quoted (no whitespace inside) or bare. The name may
+/// be followed by a type (`var token string = "…"`), the operator is any of `= : := ::= :::=
+/// => ?= .= +=`, or a `,` before a quoted value (`setProperty("TOKEN", "…")`); an XML element
+/// (`<token>…</token>`, the value on its own line or not) counts too.
 macro_rules! assigned_value {
     () => {
-        r#"\\?["']?\]?[ \t]*(?::=|=>|\?=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&|<>()\[\]{}\\]+))"#
+        concat!(
+            r#"\\?["']?\]?(?:[ \t]+(?:string|String|str|&str))?[ \t]*"#,
+            r#"(?:(?::{1,3}=|=>|[?.+]=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&|<>()\[\]{}\\]+))"#,
+            r#"|,[ \t]*\\?["'`]([^"'`\\\s]+)\\?["'`]"#,
+            r#"|>[ \t]*(?:\r?\n[ \t]*)?([^\s"'`<>]+)[ \t]*(?:\r?\n[ \t]*)?</)"#
+        )
     };
 }
 
