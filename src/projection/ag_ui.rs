@@ -11,14 +11,17 @@
 //! What has no AG-UI meaning (usage, plans, approvals, warnings, raw input, live tool output,
 //! unknown types) is a `RAW` event holding the canonical event. Timestamps are the events' own.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
+use std::fmt;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use serde_json::{json, Map, Value};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use super::{event_millis, output_text, prompt_tokens, Flow, Projection};
-use crate::event::{Body, ErrorInfo, Event, Outcome, Role, Usage};
+use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, Usage};
 
 /// How AG-UI events are framed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -28,6 +31,122 @@ pub enum AgUiFormat {
     Sse,
     /// One JSON event per line.
     Jsonl,
+}
+
+/// One AG-UI event, every field any event type has, borrowed from the canonical event and
+/// written straight to the output. Fields are declared in alphabetical order of their keys:
+/// the order the format's goldens have always had, so output stays comparable across versions.
+#[serde_with::skip_serializing_none]
+#[derive(Default, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Frame<'a> {
+    code: Option<&'a str>,
+    content: Option<Cow<'a, str>>,
+    delta: Option<Delta<'a>>,
+    event: Option<Value>,
+    message: Option<&'a str>,
+    message_id: Option<&'a str>,
+    metadata: Option<Metadata<'a>>,
+    name: Option<&'a str>,
+    outcome: Option<Ending>,
+    parent_message_id: Option<&'a str>,
+    parent_subagent_run_id: Option<&'a str>,
+    parent_tool_call_id: Option<&'a str>,
+    role: Option<&'a str>,
+    run_id: Option<&'a str>,
+    source: Option<&'static str>,
+    #[serde(serialize_with = "step_name")]
+    step_name: Option<u64>,
+    subagent_run_id: Option<&'a str>,
+    thread_id: Option<&'a str>,
+    timestamp: Option<i64>,
+    tool_call_id: Option<&'a str>,
+    tool_call_name: Option<&'a str>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    usage: Option<[RunUsage<'a>; 1]>,
+}
+
+/// A turn's step name, `turn N`, written without building the string.
+fn step_name<S: Serializer>(turn: &Option<u64>, s: S) -> Result<S::Ok, S::Error> {
+    match turn {
+        Some(n) => s.collect_str(&format_args!("turn {n}")),
+        None => s.serialize_none(),
+    }
+}
+
+/// A `delta`: text as it is, or a tool's arguments as JSON text.
+enum Delta<'a> {
+    Text(&'a str),
+    Input(&'a Value),
+    Command(&'a str),
+}
+
+impl Serialize for Delta<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Delta::Text(t) => s.serialize_str(t),
+            Delta::Input(v) => s.collect_str(v),
+            Delta::Command(c) => s.collect_str(&CommandArgs(c)),
+        }
+    }
+}
+
+/// A shell command as the JSON object `{"command": …}`, for `TOOL_CALL_ARGS`.
+struct CommandArgs<'a>(&'a str);
+
+impl fmt::Display for CommandArgs<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = serde_json::to_string(self.0).map_err(|_| fmt::Error)?;
+        write!(f, "{{\"command\":{quoted}}}")
+    }
+}
+
+/// A run's or subagent's outcome, `{"type": …}`.
+#[derive(Serialize)]
+struct Ending {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// A tool result's `metadata`.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Metadata<'a> {
+    duration_ms: Option<u64>,
+    error: Option<ErrorFields<'a>>,
+    exit_code: Option<i64>,
+    outcome: &'static str,
+    truncated: Option<bool>,
+}
+
+/// A canonical error, its keys in alphabetical order.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize)]
+struct ErrorFields<'a> {
+    action: Option<&'a str>,
+    category: &'a ErrorCategory,
+    message: &'a str,
+}
+
+impl<'a> ErrorFields<'a> {
+    fn of(e: &'a ErrorInfo) -> ErrorFields<'a> {
+        ErrorFields { action: e.action.as_deref(), category: &e.category, message: &e.message }
+    }
+}
+
+/// `RUN_FINISHED`'s token usage.
+#[serde_with::skip_serializing_none]
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RunUsage<'a> {
+    cache_write_input_tokens: Option<u64>,
+    cached_input_tokens: Option<u64>,
+    input_tokens: Option<u64>,
+    model: Option<&'a str>,
+    output_tokens: Option<u64>,
+    provider: Option<&'a str>,
 }
 
 /// The AG-UI projection.
@@ -63,29 +182,23 @@ impl AgUi {
         AgUi { format, run: None, calls: HashMap::new(), subagents: HashSet::new() }
     }
 
-    fn emit(
+    fn emit<'a>(
         &self,
         out: &mut dyn Write,
-        kind: &str,
+        kind: &'static str,
         at: Option<i64>,
-        sub: Option<&str>,
-        fields: Value,
+        sub: Option<&'a str>,
+        mut frame: Frame<'a>,
     ) -> io::Result<()> {
-        let mut m = Map::new();
-        m.insert("type".into(), kind.into());
-        if let Some(ms) = at {
-            m.insert("timestamp".into(), ms.into());
-        }
-        if let Value::Object(f) = fields {
-            m.extend(f);
-        }
-        if let Some(s) = sub {
-            m.insert("subagentRunId".into(), s.into());
+        frame.kind = kind;
+        frame.timestamp = at;
+        if sub.is_some() {
+            frame.subagent_run_id = sub;
         }
         if self.format == AgUiFormat::Sse {
             out.write_all(b"data: ")?;
         }
-        serde_json::to_writer(&mut *out, &m)?;
+        serde_json::to_writer(&mut *out, &frame)?;
         out.write_all(if self.format == AgUiFormat::Sse { b"\n\n" } else { b"\n" })
     }
 
@@ -95,18 +208,19 @@ impl AgUi {
             return Ok(());
         };
         let sub = sub.as_deref();
+        let f = || Frame { message_id: Some(&id), ..Frame::default() };
         if reasoning {
-            self.emit(out, "REASONING_MESSAGE_END", at, sub, json!({ "messageId": id }))?;
-            self.emit(out, "REASONING_END", at, sub, json!({ "messageId": id }))
+            self.emit(out, "REASONING_MESSAGE_END", at, sub, f())?;
+            self.emit(out, "REASONING_END", at, sub, f())
         } else {
-            self.emit(out, "TEXT_MESSAGE_END", at, sub, json!({ "messageId": id }))
+            self.emit(out, "TEXT_MESSAGE_END", at, sub, f())
         }
     }
 
     fn close_step(&mut self, out: &mut dyn Write, at: Option<i64>) -> io::Result<()> {
         self.close_message(out, at)?;
         if let Some(n) = self.run.as_mut().and_then(|r| r.step.take()) {
-            self.emit(out, "STEP_FINISHED", at, None, json!({ "stepName": format!("turn {n}") }))?;
+            self.emit(out, "STEP_FINISHED", at, None, Frame { step_name: Some(n), ..Frame::default() })?;
         }
         Ok(())
     }
@@ -121,37 +235,27 @@ impl AgUi {
         if let Some((outcome, error)) = &run.failure {
             let code = error.as_ref().map(|e| e.category.clone()).or_else(|| outcome.default_category());
             let message = error.as_ref().map_or_else(|| format!("the run {}", outcome.as_str()), |e| e.message.clone());
-            let mut f = json!({ "message": message });
-            if let Some(c) = code {
-                f["code"] = c.as_str().into();
-            }
+            let f = Frame { code: code.as_ref().map(|c| c.as_str()), message: Some(&message), ..Frame::default() };
             return self.emit(out, "RUN_ERROR", at, None, f);
         }
-        let mut f = json!({
-            "threadId": run.session,
-            "runId": run.session,
-            "outcome": { "type": if run.cancelled { "cancelled" } else { "success" } },
+        let u = &run.usage;
+        let usage = (!u.is_empty()).then(|| {
+            [RunUsage {
+                cache_write_input_tokens: u.cache_write,
+                cached_input_tokens: u.cache_read,
+                input_tokens: prompt_tokens(u),
+                model: run.model.as_deref(),
+                output_tokens: u.output_tokens,
+                provider: run.provider.as_deref(),
+            }]
         });
-        if !run.usage.is_empty() {
-            let u = &run.usage;
-            let mut usage = Map::new();
-            let mut put = |k: &str, v: Option<u64>| {
-                if let Some(v) = v {
-                    usage.insert(k.into(), v.into());
-                }
-            };
-            put("inputTokens", prompt_tokens(u));
-            put("outputTokens", u.output_tokens);
-            put("cachedInputTokens", u.cache_read);
-            put("cacheWriteInputTokens", u.cache_write);
-            if let Some(p) = &run.provider {
-                usage.insert("provider".into(), p.as_str().into());
-            }
-            if let Some(m) = &run.model {
-                usage.insert("model".into(), m.as_str().into());
-            }
-            f["usage"] = json!([usage]);
-        }
+        let f = Frame {
+            thread_id: Some(&run.session),
+            run_id: Some(&run.session),
+            outcome: Some(Ending { kind: if run.cancelled { "cancelled" } else { "success" } }),
+            usage,
+            ..Frame::default()
+        };
         self.emit(out, "RUN_FINISHED", at, None, f)
     }
 
@@ -160,48 +264,54 @@ impl AgUi {
         if !self.subagents.insert(parent.to_owned()) {
             return Ok(());
         }
-        let (name, grand) = self.calls.get(parent).cloned().unwrap_or_else(|| ("agent".to_owned(), None));
-        let mut f = json!({ "subagentRunId": parent, "name": name, "parentToolCallId": parent });
-        if let Some(g) = grand {
-            f["parentSubagentRunId"] = g.into();
-        }
+        let (name, grand) = match self.calls.get(parent) {
+            Some((name, grand)) => (name.as_str(), grand.as_deref()),
+            None => ("agent", None),
+        };
+        let f = Frame {
+            subagent_run_id: Some(parent),
+            name: Some(name),
+            parent_tool_call_id: Some(parent),
+            parent_subagent_run_id: grand,
+            ..Frame::default()
+        };
         self.emit(out, "SUBAGENT_STARTED", at, None, f)
     }
 
     fn raw(&self, out: &mut dyn Write, ev: &Event, at: Option<i64>) -> io::Result<()> {
-        let event = serde_json::to_value(ev)?;
-        self.emit(out, "RAW", at, ev.parent_id.as_deref(), json!({ "event": event, "source": "minicode.output.v1" }))
+        let f =
+            Frame { event: Some(serde_json::to_value(ev)?), source: Some("minicode.output.v1"), ..Frame::default() };
+        self.emit(out, "RAW", at, ev.parent_id.as_deref(), f)
     }
 
     /// Opens a text or reasoning message unless the same kind is open for the same agent.
-    fn open_message(
-        &mut self,
-        out: &mut dyn Write,
-        ev: &Event,
-        at: Option<i64>,
-        reasoning: bool,
-    ) -> io::Result<String> {
-        let sub = ev.parent_id.clone();
-        if let Some((id, r, s)) = self.run.as_ref().and_then(|r| r.message.as_ref()) {
-            if *r == reasoning && *s == sub {
-                return Ok(id.clone());
+    fn open_message(&mut self, out: &mut dyn Write, ev: &Event, at: Option<i64>, reasoning: bool) -> io::Result<()> {
+        let sub = ev.parent_id.as_deref();
+        if let Some((_, r, s)) = self.run.as_ref().and_then(|r| r.message.as_ref()) {
+            if *r == reasoning && s.as_deref() == sub {
+                return Ok(());
             }
         }
         self.close_message(out, at)?;
-        let id = ev.event_id.clone();
-        let s = sub.as_deref();
+        let id = ev.event_id.as_str();
+        let f = |role| Frame { message_id: Some(id), role, ..Frame::default() };
         if reasoning {
-            self.emit(out, "REASONING_START", at, s, json!({ "messageId": id }))?;
-            self.emit(out, "REASONING_MESSAGE_START", at, s, json!({ "messageId": id, "role": "reasoning" }))?;
+            self.emit(out, "REASONING_START", at, sub, f(None))?;
+            self.emit(out, "REASONING_MESSAGE_START", at, sub, f(Some("reasoning")))?;
         } else {
-            self.emit(out, "TEXT_MESSAGE_START", at, s, json!({ "messageId": id, "role": "assistant" }))?;
+            self.emit(out, "TEXT_MESSAGE_START", at, sub, f(Some("assistant")))?;
         }
         let run = self.run.as_mut().expect("a run is open");
-        run.message = Some((id.clone(), reasoning, sub));
+        run.message = Some((id.to_owned(), reasoning, sub.map(str::to_owned)));
         if !reasoning {
-            run.last_text = Some(id.clone());
+            run.last_text = Some(id.to_owned());
         }
-        Ok(id)
+        Ok(())
+    }
+
+    /// The id of the open text or reasoning message.
+    fn message_id(&self) -> Option<&str> {
+        self.run.as_ref().and_then(|r| r.message.as_ref()).map(|m| m.0.as_str())
     }
 
     /// A whole message of one piece (a prompt, a user or system note).
@@ -214,11 +324,12 @@ impl AgUi {
         at: Option<i64>,
         sub: Option<&str>,
     ) -> io::Result<()> {
-        self.emit(out, "TEXT_MESSAGE_START", at, sub, json!({ "messageId": id, "role": role }))?;
+        let f = || Frame { message_id: Some(id), ..Frame::default() };
+        self.emit(out, "TEXT_MESSAGE_START", at, sub, Frame { role: Some(role), ..f() })?;
         if !text.is_empty() {
-            self.emit(out, "TEXT_MESSAGE_CONTENT", at, sub, json!({ "messageId": id, "delta": text }))?;
+            self.emit(out, "TEXT_MESSAGE_CONTENT", at, sub, Frame { delta: Some(Delta::Text(text)), ..f() })?;
         }
-        self.emit(out, "TEXT_MESSAGE_END", at, sub, json!({ "messageId": id }))
+        self.emit(out, "TEXT_MESSAGE_END", at, sub, f())
     }
 }
 
@@ -243,7 +354,7 @@ impl Projection for AgUi {
                 message: None,
                 last_text: None,
             });
-            let f = json!({ "threadId": ev.session_id, "runId": ev.session_id });
+            let f = Frame { thread_id: Some(&ev.session_id), run_id: Some(&ev.session_id), ..Frame::default() };
             self.emit(out, "RUN_STARTED", at, None, f)?;
         }
         let sub = ev.parent_id.as_deref();
@@ -260,15 +371,17 @@ impl Projection for AgUi {
             Body::TurnStarted(t) => {
                 self.close_step(out, at)?;
                 self.run.as_mut().expect("a run is open").step = Some(ev.turn_id);
-                self.emit(out, "STEP_STARTED", at, None, json!({ "stepName": format!("turn {}", ev.turn_id) }))?;
+                self.emit(out, "STEP_STARTED", at, None, Frame { step_name: Some(ev.turn_id), ..Frame::default() })?;
                 if let Some(p) = &t.prompt {
                     self.whole_message(out, &ev.event_id, "user", p, at, None)?;
                 }
             }
             Body::Text(t) if t.role == Role::Assistant => {
                 if !t.delta.is_empty() {
-                    let id = self.open_message(out, ev, at, false)?;
-                    self.emit(out, "TEXT_MESSAGE_CONTENT", at, sub, json!({ "messageId": id, "delta": t.delta }))?;
+                    self.open_message(out, ev, at, false)?;
+                    let f =
+                        Frame { message_id: self.message_id(), delta: Some(Delta::Text(&t.delta)), ..Frame::default() };
+                    self.emit(out, "TEXT_MESSAGE_CONTENT", at, sub, f)?;
                 }
             }
             Body::Text(t) => {
@@ -278,75 +391,86 @@ impl Projection for AgUi {
             }
             Body::Reasoning(r) => {
                 if !r.delta.is_empty() {
-                    let id = self.open_message(out, ev, at, true)?;
-                    let f = json!({ "messageId": id, "delta": r.delta });
+                    self.open_message(out, ev, at, true)?;
+                    let f =
+                        Frame { message_id: self.message_id(), delta: Some(Delta::Text(&r.delta)), ..Frame::default() };
                     self.emit(out, "REASONING_MESSAGE_CONTENT", at, sub, f)?;
                 }
             }
             Body::ToolStarted(t) => {
                 self.close_message(out, at)?;
                 self.calls.insert(t.tool_call_id.clone(), (t.name.clone(), ev.parent_id.clone()));
-                let mut f = json!({ "toolCallId": t.tool_call_id, "toolCallName": t.name });
-                let last_text = self.run.as_ref().and_then(|r| r.last_text.clone());
-                if let Some(m) = last_text.filter(|_| sub.is_none()) {
-                    f["parentMessageId"] = m.into();
-                }
+                let id = Some(t.tool_call_id.as_str());
+                let last_text = self.run.as_ref().and_then(|r| r.last_text.as_deref()).filter(|_| sub.is_none());
+                let f = Frame {
+                    tool_call_id: id,
+                    tool_call_name: Some(&t.name),
+                    parent_message_id: last_text,
+                    ..Frame::default()
+                };
                 self.emit(out, "TOOL_CALL_START", at, sub, f)?;
                 let args = match (&t.input, &t.command) {
-                    (Some(i), _) => Some(i.to_string()),
-                    (None, Some(c)) => Some(json!({ "command": c }).to_string()),
+                    (Some(i), _) => Some(Delta::Input(i)),
+                    (None, Some(c)) => Some(Delta::Command(c)),
                     (None, None) => None,
                 };
-                if let Some(a) = args {
-                    self.emit(out, "TOOL_CALL_ARGS", at, sub, json!({ "toolCallId": t.tool_call_id, "delta": a }))?;
+                if args.is_some() {
+                    self.emit(
+                        out,
+                        "TOOL_CALL_ARGS",
+                        at,
+                        sub,
+                        Frame { tool_call_id: id, delta: args, ..Frame::default() },
+                    )?;
                 }
-                self.emit(out, "TOOL_CALL_END", at, sub, json!({ "toolCallId": t.tool_call_id }))?;
+                self.emit(out, "TOOL_CALL_END", at, sub, Frame { tool_call_id: id, ..Frame::default() })?;
             }
             Body::ToolEnded(t) => {
                 self.close_message(out, at)?;
+                let id = Some(t.tool_call_id.as_str());
                 if self.subagents.remove(&t.tool_call_id) {
-                    let id = &t.tool_call_id;
                     if t.outcome == Outcome::Completed {
-                        let f = json!({ "subagentRunId": id, "outcome": { "type": "success" } });
+                        let f = Frame {
+                            subagent_run_id: id,
+                            outcome: Some(Ending { kind: "success" }),
+                            ..Frame::default()
+                        };
                         self.emit(out, "SUBAGENT_FINISHED", at, None, f)?;
                     } else {
                         let message = t.error.as_ref().map_or(t.outcome.as_str(), |e| e.message.as_str());
-                        let mut f = json!({ "subagentRunId": id, "message": message });
-                        if let Some(c) =
-                            t.error.as_ref().map(|e| e.category.clone()).or_else(|| t.outcome.default_category())
-                        {
-                            f["code"] = c.as_str().into();
-                        }
+                        let code =
+                            t.error.as_ref().map(|e| e.category.clone()).or_else(|| t.outcome.default_category());
+                        let f = Frame {
+                            subagent_run_id: id,
+                            message: Some(message),
+                            code: code.as_ref().map(|c| c.as_str()),
+                            ..Frame::default()
+                        };
                         self.emit(out, "SUBAGENT_ERROR", at, None, f)?;
                     }
                 }
                 self.calls.remove(&t.tool_call_id);
-                let mut content = t.output.as_ref().map(output_text).unwrap_or_default();
+                let mut content: Cow<'_, str> = Cow::Owned(t.output.as_ref().map(output_text).unwrap_or_default());
                 if content.is_empty() {
                     if let Some(e) = &t.error {
-                        content = e.message.clone();
+                        content = Cow::Borrowed(e.message.as_str());
                     }
                 }
-                let mut meta = json!({ "outcome": t.outcome.as_str() });
-                if let Some(code) = t.output.as_ref().and_then(|o| o.exit_code) {
-                    meta["exitCode"] = code.into();
-                }
-                if t.output.as_ref().is_some_and(|o| o.truncated) {
-                    meta["truncated"] = true.into();
-                }
-                if let Some(d) = t.duration_ms {
-                    meta["durationMs"] = d.into();
-                }
-                if let Some(e) = &t.error {
-                    meta["error"] = serde_json::to_value(e)?;
-                }
-                let f = json!({
-                    "messageId": ev.event_id,
-                    "toolCallId": t.tool_call_id,
-                    "content": content,
-                    "role": "tool",
-                    "metadata": meta,
-                });
+                let meta = Metadata {
+                    duration_ms: t.duration_ms,
+                    error: t.error.as_ref().map(ErrorFields::of),
+                    exit_code: t.output.as_ref().and_then(|o| o.exit_code),
+                    outcome: t.outcome.as_str(),
+                    truncated: t.output.as_ref().is_some_and(|o| o.truncated).then_some(true),
+                };
+                let f = Frame {
+                    message_id: Some(&ev.event_id),
+                    tool_call_id: id,
+                    content: Some(content),
+                    role: Some("tool"),
+                    metadata: Some(meta),
+                    ..Frame::default()
+                };
                 self.emit(out, "TOOL_CALL_RESULT", at, sub, f)?;
             }
             Body::TurnEnded(t) => {

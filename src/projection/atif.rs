@@ -20,13 +20,14 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use serde::Serialize;
-use serde_json::{json, Value};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 use super::{output_text, prompt_tokens, Flow, Projection};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::{Body, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
 
 /// The ATIF version written (`schema_version`).
 pub const ATIF_VERSION: &str = "ATIF-v1.8";
@@ -36,7 +37,7 @@ pub const ATIF_VERSION: &str = "ATIF-v1.8";
 pub struct Atif {
     current: Option<Session>,
     /// The first document, held until it is known whether another follows.
-    first: Option<String>,
+    first: Option<Trajectory>,
     written: usize,
 }
 
@@ -78,7 +79,7 @@ struct Trajectory {
     agent: Agent,
     steps: Vec<Step>,
     final_metrics: Option<FinalMetrics>,
-    extra: Option<Value>,
+    extra: Option<SubagentExtra>,
     subagent_trajectories: Option<Vec<Trajectory>>,
 }
 
@@ -101,7 +102,7 @@ struct Step {
     tool_calls: Option<Vec<ToolCall>>,
     observation: Option<Observation>,
     metrics: Option<Metrics>,
-    extra: Option<Value>,
+    extra: Option<SystemExtra>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -109,8 +110,86 @@ struct Step {
 struct ToolCall {
     tool_call_id: String,
     function_name: String,
-    arguments: Value,
-    extra: Option<Value>,
+    arguments: Arguments,
+    extra: Option<CallExtra>,
+}
+
+/// A tool's arguments as ATIF wants them: a JSON object (the input when it is one).
+#[derive(Debug)]
+enum Arguments {
+    Object(Value),
+    Input(Value),
+    Command(String),
+    None,
+}
+
+impl Serialize for Arguments {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Arguments::Object(v) => v.serialize(s),
+            Arguments::Input(v) => one_entry(s, "input", v),
+            Arguments::Command(c) => one_entry(s, "command", c),
+            Arguments::None => s.serialize_map(Some(0))?.end(),
+        }
+    }
+}
+
+/// A JSON object of one entry.
+fn one_entry<S: Serializer, V: Serialize + ?Sized>(s: S, key: &str, value: &V) -> Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(1))?;
+    m.serialize_entry(key, value)?;
+    m.end()
+}
+
+/// A tool call's `extra`. The `extra` objects list their keys in alphabetical order, the
+/// order this projection has always written, so documents stay comparable across versions.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct CallExtra {
+    kind: &'static str,
+    qualified: String,
+    target: Option<String>,
+}
+
+/// A tool result's `extra`: how the call ended.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Serialize)]
+struct ResultExtra {
+    duration_ms: Option<u64>,
+    error: Option<ErrorExtra>,
+    exit_code: Option<i64>,
+    outcome: &'static str,
+    truncated: Option<bool>,
+}
+
+/// A canonical error in an `extra`.
+#[derive(Debug, Serialize)]
+struct ErrorExtra {
+    category: ErrorCategory,
+    message: String,
+}
+
+impl ErrorExtra {
+    fn of(e: &ErrorInfo) -> ErrorExtra {
+        ErrorExtra { category: e.category.clone(), message: e.message.clone() }
+    }
+}
+
+/// A system step's `extra`: the canonical event it stands for.
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Serialize)]
+struct SystemExtra {
+    approval: Option<Value>,
+    error: Option<ErrorExtra>,
+    minicode_type: String,
+    outcome: Option<&'static str>,
+    reason: Option<String>,
+}
+
+/// A child agent's trajectory `extra`: the call that spawned it.
+#[derive(Debug, Serialize)]
+struct SubagentExtra {
+    parent_tool_call_id: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -124,7 +203,7 @@ struct ObservationResult {
     source_call_id: Option<String>,
     content: Option<String>,
     subagent_trajectory_ref: Option<Vec<SubagentRef>>,
-    extra: Option<Value>,
+    extra: Option<ResultExtra>,
 }
 
 #[serde_with::skip_serializing_none]
@@ -174,17 +253,17 @@ fn append(text: &mut String, delta: &str) {
 }
 
 /// A tool's arguments as ATIF wants them: a JSON object.
-fn arguments(t: &ToolStarted) -> Value {
+fn arguments(t: &ToolStarted) -> Arguments {
     match (&t.input, &t.command) {
-        (Some(Value::Object(m)), _) => Value::Object(m.clone()),
-        (Some(v), _) => json!({ "input": v }),
-        (None, Some(c)) => json!({ "command": c }),
-        (None, None) => json!({}),
+        (Some(v @ Value::Object(_)), _) => Arguments::Object(v.clone()),
+        (Some(v), _) => Arguments::Input(v.clone()),
+        (None, Some(c)) => Arguments::Command(c.clone()),
+        (None, None) => Arguments::None,
     }
 }
 
 impl Builder {
-    fn push(&mut self, source: &'static str, ev: &Event, message: String, extra: Option<Value>) -> usize {
+    fn push(&mut self, source: &'static str, ev: &Event, message: String, extra: Option<SystemExtra>) -> usize {
         self.open = None;
         self.steps.push(Step {
             step_id: self.steps.len() + 1,
@@ -216,10 +295,7 @@ impl Builder {
 
     fn tool_started(&mut self, ev: &Event, t: &ToolStarted) {
         let step = self.agent_step(ev);
-        let mut extra = json!({ "kind": t.kind.as_str(), "qualified": t.qualified });
-        if let Some(target) = &t.target {
-            extra["target"] = target.as_str().into();
-        }
+        let extra = CallExtra { kind: t.kind.as_str(), qualified: t.qualified.clone(), target: t.target.clone() };
         let call = ToolCall {
             tool_call_id: t.tool_call_id.clone(),
             function_name: t.name.clone(),
@@ -250,24 +326,18 @@ impl Builder {
                 self.calls[&t.tool_call_id]
             }
         };
-        let mut extra = json!({ "outcome": t.outcome.as_str() });
+        let mut extra =
+            ResultExtra { outcome: t.outcome.as_str(), duration_ms: t.duration_ms, ..ResultExtra::default() };
         let mut content = None;
         if let Some(o) = &t.output {
-            if let Some(code) = o.exit_code {
-                extra["exit_code"] = code.into();
-            }
-            if o.truncated {
-                extra["truncated"] = true.into();
-            }
+            extra.exit_code = o.exit_code;
+            extra.truncated = o.truncated.then_some(true);
             let mut text = output_text(o);
             bound(&mut text, DEFAULT_FIELD_BOUND, Keep::HeadTail);
             content = Some(text);
         }
-        if let Some(d) = t.duration_ms {
-            extra["duration_ms"] = d.into();
-        }
         if let Some(e) = &t.error {
-            extra["error"] = json!({ "category": e.category.as_str(), "message": e.message });
+            extra.error = Some(ErrorExtra::of(e));
             content = content.filter(|c| !c.is_empty()).or_else(|| Some(e.message.clone()));
         }
         let result = ObservationResult {
@@ -290,7 +360,7 @@ impl Builder {
                 source_call_id: Some(call.to_owned()),
                 content: None,
                 subagent_trajectory_ref: Some(vec![reference]),
-                extra: Some(json!({ "outcome": Outcome::Interrupted.as_str() })),
+                extra: Some(ResultExtra { outcome: Outcome::Interrupted.as_str(), ..ResultExtra::default() }),
             }),
         }
     }
@@ -336,25 +406,35 @@ impl Builder {
                 }
             }
             Body::Warning(w) => {
-                self.push("system", ev, w.message.clone(), Some(json!({ "minicode_type": "warning" })));
+                let extra = SystemExtra { minicode_type: "warning".into(), ..SystemExtra::default() };
+                self.push("system", ev, w.message.clone(), Some(extra));
             }
             Body::ContextCompacted(c) => {
-                let extra = json!({ "minicode_type": "context.compacted", "reason": c.reason });
+                let extra = SystemExtra {
+                    minicode_type: "context.compacted".into(),
+                    reason: Some(c.reason.clone()),
+                    ..SystemExtra::default()
+                };
                 self.push("system", ev, format!("context compacted ({})", c.reason), Some(extra));
             }
             Body::ApprovalRequested(a) | Body::ApprovalSettled(a) => {
-                let extra =
-                    serde_json::to_value(a).ok().map(|v| json!({ "minicode_type": ev.type_name(), "approval": v }));
+                let extra = serde_json::to_value(a).ok().map(|v| SystemExtra {
+                    approval: Some(v),
+                    minicode_type: ev.type_name().to_owned(),
+                    ..SystemExtra::default()
+                });
                 let what = a.title.clone().unwrap_or_else(|| a.approval_id.clone());
                 self.push("system", ev, format!("{}: {what}", ev.type_name()), extra);
             }
             Body::TurnEnded(t) if t.outcome != Outcome::Completed => {
                 let message =
                     t.error.as_ref().map_or_else(|| format!("turn {}", t.outcome.as_str()), |e| e.message.clone());
-                let mut extra = json!({ "minicode_type": ev.type_name(), "outcome": t.outcome.as_str() });
-                if let Some(e) = &t.error {
-                    extra["error"] = json!({ "category": e.category.as_str(), "message": e.message });
-                }
+                let extra = SystemExtra {
+                    error: t.error.as_ref().map(ErrorExtra::of),
+                    minicode_type: ev.type_name().to_owned(),
+                    outcome: Some(t.outcome.as_str()),
+                    ..SystemExtra::default()
+                };
                 self.push("system", ev, message, Some(extra));
             }
             _ => {}
@@ -459,7 +539,7 @@ impl Session {
                     agent: self.agent(),
                     final_metrics: Some(final_metrics(&usage, steps.len())),
                     steps,
-                    extra: Some(json!({ "parent_tool_call_id": call })),
+                    extra: Some(SubagentExtra { parent_tool_call_id: call }),
                     subagent_trajectories: None,
                 }
             })
@@ -482,16 +562,23 @@ impl Atif {
     /// Writes the finished session's document, or holds it if it is the first.
     fn close(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let Some(session) = self.current.take() else { return Ok(()) };
-        let doc = serde_json::to_string_pretty(&session.finish())?;
+        let doc = session.finish();
         self.written += 1;
         match self.written {
-            1 => self.first = Some(doc),
-            2 => {
-                let held = self.first.take().unwrap_or_default();
-                write!(out, "[\n{held},\n{doc}")?;
+            1 => {
+                self.first = Some(doc);
+                return Ok(());
             }
-            _ => write!(out, ",\n{doc}")?,
+            2 => {
+                out.write_all(b"[\n")?;
+                if let Some(held) = self.first.take() {
+                    serde_json::to_writer_pretty(&mut *out, &held)?;
+                }
+                out.write_all(b",\n")?;
+            }
+            _ => out.write_all(b",\n")?,
         }
+        serde_json::to_writer_pretty(&mut *out, &doc)?;
         Ok(())
     }
 }
@@ -514,8 +601,10 @@ impl Projection for Atif {
         match self.written {
             0 => out.write_all(b"[]\n"),
             1 => {
-                let doc = self.first.take().unwrap_or_default();
-                writeln!(out, "{doc}")
+                if let Some(doc) = self.first.take() {
+                    serde_json::to_writer_pretty(&mut *out, &doc)?;
+                }
+                out.write_all(b"\n")
             }
             _ => out.write_all(b"\n]\n"),
         }
