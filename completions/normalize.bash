@@ -23,14 +23,14 @@ _normalize() {
 
     case "${cmd}" in
         normalize)
-            opts="-h -V --from --max-bytes --max-line-bytes --help --version"
+            opts="-0 -h -V --from --max-bytes --max-line-bytes --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto acp claude qwen codex opencode gemini auggie" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex opencode kilo gemini auggie copilot cline droid cursor" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
@@ -38,6 +38,10 @@ _normalize() {
                     return 0
                     ;;
                 --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

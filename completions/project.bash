@@ -23,14 +23,14 @@ _project() {
 
     case "${cmd}" in
         project)
-            opts="-h -V --mode --color --after --help --version"
+            opts="-0 -h -V --mode --color --after --with-content --ag-ui-format --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --mode)
-                    COMPREPLY=($(compgen -W "normal verbose debug jsonl acp sse stream-json" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "normal verbose debug jsonl acp sse stream-json otlp atif ag-ui" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -38,6 +38,14 @@ _project() {
                     return 0
                     ;;
                 --after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ag-ui-format)
+                    COMPREPLY=($(compgen -W "sse jsonl" -- "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

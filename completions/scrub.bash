@@ -23,13 +23,17 @@ _scrub() {
 
     case "${cmd}" in
         scrub)
-            opts="-h -V --text --stats --list-rules --max-line-bytes --help --version"
+            opts="-0 -h -V --text --stats --list-rules --max-line-bytes --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,7 +23,7 @@ _summarize() {
 
     case "${cmd}" in
         summarize)
-            opts="-h -V --format --check --merge --color --help --version"
+            opts="-0 -h -V --format --check --merge --color --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -35,6 +35,10 @@ _summarize() {
                     ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

@@ -23,7 +23,7 @@ _truncate() {
 
     case "${cmd}" in
         truncate)
-            opts="-h -V --max-bytes --keep --fields --text --max-line-bytes --help --version"
+            opts="-0 -h -V --max-bytes --keep --fields --text --max-line-bytes --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -42,6 +42,10 @@ _truncate() {
                     return 0
                     ;;
                 --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --files-from)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

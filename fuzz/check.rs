@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use minicode_output::cli::{normalize, project, scrub, summarize, truncate, Command, Outcome};
 use minicode_output::event::Event;
-use minicode_output::io::{decoding, is_blank, LineReader, Source};
+use minicode_output::io::{decoding, is_blank, LineReader, Source, Sources};
 use minicode_output::provider::Provider;
 use minicode_output::scrub::json::{classify, rewrite_values, LineKind};
 use minicode_output::summarize::Summarizer;
@@ -42,7 +42,7 @@ fn filter<C: Command>(args: &[&str], input: &[u8]) -> (Outcome, Vec<u8>) {
     let cmd = C::try_parse_from(std::iter::once(C::NAME).chain(args.iter().copied())).expect("valid arguments");
     let mut out = Vec::new();
     let outcome = cmd
-        .run_on(&[Source::Bytes(Arc::from(input))], &mut out)
+        .run_on(&Sources::from(vec![Source::Bytes(Arc::from(input))]), &mut out)
         .unwrap_or_else(|e| panic!("{} {args:?} failed on in-memory input: {e:#}", C::NAME));
     (outcome, out)
 }
@@ -292,13 +292,13 @@ pub fn check_truncate(data: &[u8]) {
     );
 }
 
-/// `project`: option byte % 7 is the mode (`Mode::ALL` order); bit 3 resumes an SSE stream
-/// after `s1-2`. Machine modes write JSON (SSE: well-formed frames), human modes terminal-safe
-/// text.
+/// `project`: option byte % the number of modes is the mode (`Mode::ALL` order); bit 3 resumes
+/// an SSE stream after `s1-2`. Machine modes write JSON (SSE: well-formed frames), human modes
+/// terminal-safe text.
 pub fn check_project(data: &[u8]) {
     use minicode_output::projection::Mode;
     let (opt, input) = split(data);
-    let mode = Mode::ALL[usize::from(opt % 7)];
+    let mode = Mode::ALL[usize::from(opt) % Mode::ALL.len()];
     let mut args = vec!["--mode", mode.name(), "--color", "never"];
     if mode == Mode::Sse && opt & 8 != 0 {
         args.extend(["--after", "s1-2"]);
@@ -336,6 +336,22 @@ pub fn check_project(data: &[u8]) {
             }
         }
         Mode::Sse => check_sse(&out, &what),
+        Mode::Otlp => {
+            for line in out.lines() {
+                assert!(json_line(line, &what)["resourceSpans"].is_array(), "{what}: {line}");
+            }
+        }
+        Mode::Atif => {
+            let doc: Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{what}: not one JSON document ({e}): {out}"));
+            assert!(doc.is_object() || doc.is_array(), "{what}: {doc}");
+        }
+        Mode::AgUi => {
+            for frame in out.split_terminator("\n\n") {
+                let data = frame.strip_prefix("data: ").unwrap_or_else(|| panic!("{what}: not a data frame: {frame}"));
+                assert!(json_line(data, &what)["type"].is_string(), "{what}: {frame}");
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod scrub;
 pub mod summarize;
 pub mod truncate;
 
+use std::cell::Cell;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -18,8 +19,25 @@ use clap::{Args, Parser, ValueEnum};
 #[derive(Debug, Clone, Args)]
 pub struct CommonArgs {
     /// Input files, read in order; none or `-` means standard input.
-    #[arg(value_name = "FILE")]
+    #[arg(value_name = "FILE", conflicts_with = "files_from")]
     pub files: Vec<PathBuf>,
+    /// Read the input files named in LIST (`-` for standard input), one path per line: any
+    /// number of files in one process, with no argument-length limit.
+    #[arg(long, value_name = "LIST")]
+    pub files_from: Option<PathBuf>,
+    /// With --files-from, the paths end with NUL, as `find -print0` writes them.
+    #[arg(short = '0', long = "null", requires = "files_from")]
+    pub null: bool,
+}
+
+impl CommonArgs {
+    /// The inputs these options name.
+    pub fn sources(&self) -> crate::io::Sources {
+        match &self.files_from {
+            Some(list) => crate::io::Sources::listed_in(list, self.null),
+            None => crate::io::Sources::from_operands(&self.files),
+        }
+    }
 }
 
 /// When to colour human output.
@@ -61,14 +79,14 @@ pub enum Outcome {
 pub trait Command: Parser {
     /// The binary's name, for messages.
     const NAME: &'static str;
-    /// The input operands.
-    fn files(&self) -> &[PathBuf];
+    /// The input options.
+    fn common(&self) -> &CommonArgs;
     /// Runs the command over `sources`, writing its output to `out` (diagnostics still go
     /// to stderr). The binaries and the fuzz targets both come through here.
-    fn run_on<W: Write>(self, sources: &[crate::io::Source], out: W) -> anyhow::Result<Outcome>;
-    /// Runs the command over its operands (or stdin), writing to stdout.
+    fn run_on<W: Write>(self, sources: &crate::io::Sources, out: W) -> anyhow::Result<Outcome>;
+    /// Runs the command over its inputs (or stdin), writing to stdout.
     fn run(self) -> anyhow::Result<Outcome> {
-        let sources = crate::io::Source::from_operands(self.files());
+        let sources = self.common().sources();
         self.run_on(&sources, std::io::stdout().lock())
     }
 }
@@ -105,34 +123,56 @@ pub fn run_main<C: Command>() -> ExitCode {
     }
 }
 
-/// Prints diagnostics to stderr, at most `limit` of them, then a count of the rest.
+/// Prints diagnostics to stderr, at most `limit` of them, then a count of the rest, and
+/// counts the input files that could not be read.
 pub(crate) struct Diagnostics {
     name: &'static str,
-    shown: usize,
-    hidden: usize,
+    shown: Cell<usize>,
+    hidden: Cell<usize>,
+    unreadable: Cell<u64>,
 }
 
 impl Diagnostics {
     const LIMIT: usize = 20;
 
     pub(crate) fn new(name: &'static str) -> Diagnostics {
-        Diagnostics { name, shown: 0, hidden: 0 }
+        Diagnostics { name, shown: Cell::new(0), hidden: Cell::new(0), unreadable: Cell::new(0) }
     }
 
-    pub(crate) fn say(&mut self, msg: &str) {
-        if self.shown < Self::LIMIT {
-            self.shown += 1;
+    pub(crate) fn say(&self, msg: &str) {
+        if self.shown.get() < Self::LIMIT {
+            self.shown.set(self.shown.get() + 1);
             eprintln!("{}: {msg}", self.name);
         } else {
-            self.hidden += 1;
+            self.hidden.set(self.hidden.get() + 1);
+        }
+    }
+
+    /// Says that an input could not be read (the others still are), and counts it.
+    pub(crate) fn unreadable(&self, what: impl std::fmt::Display) {
+        self.unreadable.set(self.unreadable.get() + 1);
+        self.say(&what.to_string());
+    }
+
+    /// The inputs that could not be read so far.
+    pub(crate) fn unreadable_count(&self) -> u64 {
+        self.unreadable.get()
+    }
+
+    /// The outcome of a run whose input was `rejected` or not; an input that could not be
+    /// read makes it exit 2, once every other input was read and the output written.
+    pub(crate) fn outcome(&self, rejected: bool) -> anyhow::Result<Outcome> {
+        match self.unreadable.get() {
+            0 => Ok(if rejected { Outcome::Rejected } else { Outcome::Success }),
+            n => anyhow::bail!("{n} input file(s) could not be read (see above)"),
         }
     }
 }
 
 impl Drop for Diagnostics {
     fn drop(&mut self) {
-        if self.hidden > 0 {
-            eprintln!("{}: … and {} more message(s)", self.name, self.hidden);
+        if self.hidden.get() > 0 {
+            eprintln!("{}: … and {} more message(s)", self.name, self.hidden.get());
         }
     }
 }

@@ -156,6 +156,11 @@ impl Engine {
         self.health.oversized += 1;
     }
 
+    /// Counts an input file that could not be read.
+    pub fn count_unreadable(&mut self) {
+        self.health.unreadable += 1;
+    }
+
     /// Takes the events produced so far.
     pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
         self.out.drain(..)

@@ -169,8 +169,9 @@ impl Visibility {
     }
 }
 
-/// Provenance: the 1-based input lines an event came from, inclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// Provenance: the 1-based input lines an event came from, inclusive, and, when the input
+/// was several files, which file (the lines are then that file's own).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct RawRef {
@@ -179,16 +180,20 @@ pub struct RawRef {
     /// Last line, when more than one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u64>,
+    /// The file, as its path was given, when the input was several files. Shared by every
+    /// event of the file, so naming it costs a reference count, not a copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<std::sync::Arc<str>>,
 }
 
 impl RawRef {
     /// The lines `first..=last`.
     pub fn span(first: u64, last: u64) -> RawRef {
-        RawRef { line: first, end_line: (last > first).then_some(last) }
+        RawRef { line: first, end_line: (last > first).then_some(last), file: None }
     }
 
     /// The last line referenced.
-    pub fn last(self) -> u64 {
+    pub fn last(&self) -> u64 {
         self.end_line.unwrap_or(self.line)
     }
 }

@@ -71,7 +71,21 @@ pub struct LineReader<R> {
 impl<R: Read> LineReader<R> {
     /// A reader that turns lines longer than `max_line` bytes into [`Line::Oversized`].
     pub fn new(inner: R, max_line: usize) -> LineReader<R> {
-        LineReader { inner, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, first: true, max_line: max_line.max(1) }
+        LineReader::reusing(inner, max_line, Vec::new())
+    }
+
+    /// [`new`](Self::new), reading into `buf` (what [`into_buffer`](Self::into_buffer) gave
+    /// back), so many small inputs in a row do not each zero a new buffer.
+    pub fn reusing(inner: R, max_line: usize, mut buf: Vec<u8>) -> LineReader<R> {
+        if buf.len() < CHUNK {
+            buf.resize(CHUNK, 0);
+        }
+        LineReader { inner, buf, start: 0, end: 0, eof: false, first: true, max_line: max_line.max(1) }
+    }
+
+    /// The buffer, for the next reader.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
     }
 
     /// True when a whole line is already buffered, so the next call will not read.
@@ -474,6 +488,16 @@ impl Source {
         }
     }
 
+    /// False when opening and reading the source never waits for a writer (a regular file,
+    /// bytes in memory), so output need not be flushed before it is opened.
+    pub fn may_wait(&self) -> bool {
+        match self {
+            Source::Stdin => true,
+            Source::File(p) => !std::fs::metadata(p).is_ok_and(|m| m.is_file()),
+            Source::Bytes(_) => false,
+        }
+    }
+
     /// A name for messages.
     pub fn name(&self) -> String {
         match self {
@@ -482,6 +506,175 @@ impl Source {
             Source::Bytes(_) => "<memory>".into(),
         }
     }
+}
+
+/// The inputs of one run: the operands in order, or the paths a list names
+/// (`--files-from`), read one at a time so a list of any length takes no more memory than
+/// its longest path.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    given: Vec<Source>,
+    /// The list, and what ends each of its paths (`\n`, or NUL with `-0`).
+    list: Option<(Source, u8)>,
+}
+
+impl Sources {
+    /// The operands; none means stdin.
+    pub fn from_operands(paths: &[PathBuf]) -> Sources {
+        Sources { given: Source::from_operands(paths), list: None }
+    }
+
+    /// The paths listed in `list` (`-` is stdin), one per line, or NUL-separated with `nul`.
+    pub fn listed_in(list: &Path, nul: bool) -> Sources {
+        let list = if list == Path::new("-") { Source::Stdin } else { Source::File(list.to_path_buf()) };
+        Sources { given: Vec::new(), list: Some((list, if nul { 0 } else { b'\n' })) }
+    }
+
+    /// True when the input may be several files, so provenance names the file of each line.
+    pub fn names_files(&self) -> bool {
+        self.list.is_some() || self.given.len() > 1
+    }
+
+    /// The sources in order; an error reading the list itself ends the iteration with it.
+    pub fn iter(&self) -> io::Result<SourceIter> {
+        let list = match &self.list {
+            Some((source, end)) => {
+                Some(List { reader: io::BufReader::new(source.open()?), end: *end, name: source.name() })
+            }
+            None => None,
+        };
+        Ok(SourceIter { given: self.given.clone().into_iter(), list, path: Vec::new() })
+    }
+}
+
+impl From<Vec<Source>> for Sources {
+    fn from(given: Vec<Source>) -> Sources {
+        Sources { given, list: None }
+    }
+}
+
+/// The sources of a [`Sources`], in order.
+pub struct SourceIter {
+    given: std::vec::IntoIter<Source>,
+    list: Option<List>,
+    path: Vec<u8>,
+}
+
+/// A list of paths being read: the reader, what ends each path, and the list's name.
+struct List {
+    reader: io::BufReader<Box<dyn Input>>,
+    end: u8,
+    name: String,
+}
+
+impl Iterator for SourceIter {
+    type Item = io::Result<Source>;
+
+    fn next(&mut self) -> Option<io::Result<Source>> {
+        use std::io::BufRead;
+        use std::os::unix::ffi::OsStrExt;
+        if let Some(s) = self.given.next() {
+            return Some(Ok(s));
+        }
+        let List { reader, end, name } = self.list.as_mut()?;
+        loop {
+            self.path.clear();
+            match reader.read_until(*end, &mut self.path) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => return Some(Err(io::Error::new(e.kind(), format!("reading the list {name}: {e}")))),
+            }
+            if self.path.last() == Some(end) {
+                self.path.pop();
+            }
+            // `find -print` lists end with a newline; a blank entry names no file.
+            if !self.path.is_empty() {
+                let path = Path::new(std::ffi::OsStr::from_bytes(&self.path));
+                return Some(Ok(Source::File(path.to_path_buf())));
+            }
+        }
+    }
+}
+
+/// Why a source gave less than all its lines: it could not be opened, or reading it failed
+/// part way. Either is said and counted by the caller, and the next source is read.
+#[derive(Debug)]
+pub struct Unreadable {
+    /// The source, as named in messages.
+    pub name: String,
+    /// What went wrong.
+    pub error: io::Error,
+    /// True when it failed part way, after some of its lines were read.
+    pub part_way: bool,
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.part_way {
+            false => write!(f, "cannot read {}: {}", self.name, self.error),
+            true => write!(f, "reading {} stopped part way: {}", self.name, self.error),
+        }
+    }
+}
+
+/// What the one input loop ([`each_line`]) hands its lines to. Each method but
+/// `unreadable` may end the loop early by returning `Ok(false)`.
+pub trait LineSink {
+    /// The next source is about to be opened. `flush` when opening or reading it may wait (a
+    /// pipe, a FIFO) and sources came before it: their output should go out now.
+    fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool>;
+    /// The next line of the current source (blank ones too).
+    fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool>;
+    /// The next read may block: what was written should be flushed now, so a filter stays
+    /// live in a pipe.
+    fn idle(&mut self) -> anyhow::Result<bool>;
+    /// A source could not be read, or reading it failed part way; the next is read.
+    fn unreadable(&mut self, u: Unreadable);
+}
+
+/// The one input loop, shared by every filter: reads the lines of every source in order
+/// into `sink`, until the sources end, a stop is requested or the sink says so.
+pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    for (i, source) in sources.iter()?.enumerate() {
+        let source = source?;
+        if stop_requested().is_some() || !sink.begin(&source, i > 0 && source.may_wait())? {
+            return Ok(());
+        }
+        let input = match source.open() {
+            Ok(input) => input,
+            Err(error) => {
+                sink.unreadable(Unreadable { name: source.name(), error, part_way: false });
+                continue;
+            }
+        };
+        let mut lines = LineReader::reusing(input, max_line, buf);
+        let mut part_way = false;
+        let failed = loop {
+            let line = match lines.next_line() {
+                Ok(Some(line)) => line,
+                Ok(None) => break None,
+                Err(e) => break Some(e),
+            };
+            part_way = true;
+            if !sink.line(line)? {
+                return Ok(());
+            }
+            match lines.would_wait() {
+                Ok(true) if !sink.idle()? => return Ok(()),
+                Ok(_) => {}
+                Err(e) => break Some(e),
+            }
+            if stop_requested().is_some() {
+                return Ok(());
+            }
+        };
+        if let Some(error) = failed {
+            sink.unreadable(Unreadable { name: source.name(), error, part_way });
+        }
+        buf = lines.into_buffer();
+    }
+    Ok(())
 }
 
 /// Output that is written in whole lines only, so a reader never sees half a JSON line.
@@ -581,16 +774,16 @@ impl Reading {
 }
 
 /// Reads canonical JSONL from `sources` in order, as `how` says, calling `on` for every
-/// non-blank line with its 1-based number (counted across sources). `output` is flushed
-/// whenever the next read could block, so filters built on this stay live in a pipe.
+/// non-blank line with its 1-based number (counted across sources); see [`read_lines`].
 pub fn read_events<W: Write>(
-    sources: &[Source],
+    sources: &Sources,
     max_line: usize,
     how: Reading,
     output: &mut LineWriter<W>,
+    unreadable: impl FnMut(Unreadable),
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
-    read_lines(sources, max_line, output, |n, line, output| {
+    read_lines(sources, max_line, output, unreadable, |n, line, output| {
         let item = match line {
             Line::Text(t) if is_blank(&t) => return Ok(()),
             Line::Text(t) => match how.read(&t) {
@@ -605,37 +798,52 @@ pub fn read_events<W: Write>(
     })
 }
 
-/// Reads the lines of `sources` in order, calling `on` for every line (blank ones too) with
-/// its 1-based number (counted across sources). `output` is flushed whenever the next read
-/// could block, so filters built on this stay live in a pipe.
-pub fn read_lines<W: Write>(
-    sources: &[Source],
+/// Reads the lines of `sources` in order ([`each_line`]), calling `on` for every line
+/// (blank ones too) with its 1-based number (counted across sources), and flushing `output`
+/// whenever the next read could block. Returns the number of lines.
+pub fn read_lines<W: Write, U: FnMut(Unreadable), F>(
+    sources: &Sources,
     max_line: usize,
     output: &mut LineWriter<W>,
-    mut on: impl FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
-) -> anyhow::Result<u64> {
-    use anyhow::Context;
-    let mut n = 0;
-    for source in sources {
-        if stop_requested().is_some() {
-            break;
-        }
-        let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
-        let mut lines = LineReader::new(input, max_line);
-        while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
-            n += 1;
-            on(n, line, output)?;
-            if lines.would_wait().with_context(|| format!("reading {}", source.name()))? {
-                output.flush()?;
-            }
-            if stop_requested().is_some() {
-                break;
-            }
-        }
-        // Opening the next source may wait (a pipe, a FIFO).
-        output.flush()?;
+    unreadable: U,
+    on: F,
+) -> anyhow::Result<u64>
+where
+    F: FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
+{
+    struct Sink<'a, W: Write, U, F> {
+        n: u64,
+        output: &'a mut LineWriter<W>,
+        unreadable: U,
+        on: F,
     }
-    Ok(n)
+    impl<W: Write, U: FnMut(Unreadable), F> LineSink for Sink<'_, W, U, F>
+    where
+        F: FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
+    {
+        fn begin(&mut self, _: &Source, flush: bool) -> anyhow::Result<bool> {
+            if flush {
+                self.output.flush()?;
+            }
+            Ok(true)
+        }
+        fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool> {
+            self.n += 1;
+            (self.on)(self.n, line, self.output)?;
+            Ok(true)
+        }
+        fn idle(&mut self) -> anyhow::Result<bool> {
+            self.output.flush()?;
+            Ok(true)
+        }
+        fn unreadable(&mut self, u: Unreadable) {
+            (self.unreadable)(u);
+        }
+    }
+    let mut sink = Sink { n: 0, output, unreadable, on };
+    each_line(sources, max_line, &mut sink)?;
+    sink.output.flush()?;
+    Ok(sink.n)
 }
 
 static SIGNALS: std::sync::OnceLock<[(i32, std::sync::Arc<std::sync::atomic::AtomicBool>); 2]> =

@@ -19,9 +19,12 @@
 //! ```
 
 mod acp;
+mod ag_ui;
+mod atif;
 mod calls;
 pub(crate) mod human;
 mod jsonl;
+mod otlp;
 mod sse;
 mod stream_json;
 
@@ -30,7 +33,11 @@ use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::str::FromStr;
 
-use crate::event::{Event, ShellResult};
+pub use self::ag_ui::AgUiFormat;
+pub use self::atif::ATIF_VERSION;
+pub use self::otlp::{SCHEMA_URL as OTLP_SCHEMA_URL, SEMCONV as OTLP_SEMCONV};
+use crate::engine::clock::parse_rfc3339;
+use crate::event::{Event, ShellResult, Usage};
 
 /// What a projection's hooks return: go on, or stop reading input (a named early stop).
 pub type Flow = io::Result<ControlFlow<()>>;
@@ -92,12 +99,28 @@ pub enum Mode {
     Sse,
     /// Claude-Code-shaped batch JSONL.
     StreamJson,
+    /// OpenTelemetry traces as OTLP/JSON, one export request per line.
+    Otlp,
+    /// One ATIF trajectory document per session.
+    Atif,
+    /// AG-UI events, as SSE frames or JSON lines.
+    AgUi,
 }
 
 impl Mode {
     /// Every mode, in the order `--help` lists them.
-    pub const ALL: [Mode; 7] =
-        [Mode::Normal, Mode::Verbose, Mode::Debug, Mode::Jsonl, Mode::Acp, Mode::Sse, Mode::StreamJson];
+    pub const ALL: [Mode; 10] = [
+        Mode::Normal,
+        Mode::Verbose,
+        Mode::Debug,
+        Mode::Jsonl,
+        Mode::Acp,
+        Mode::Sse,
+        Mode::StreamJson,
+        Mode::Otlp,
+        Mode::Atif,
+        Mode::AgUi,
+    ];
 
     /// The name `--mode` takes.
     pub fn name(self) -> &'static str {
@@ -109,6 +132,9 @@ impl Mode {
             Mode::Acp => "acp",
             Mode::Sse => "sse",
             Mode::StreamJson => "stream-json",
+            Mode::Otlp => "otlp",
+            Mode::Atif => "atif",
+            Mode::AgUi => "ag-ui",
         }
     }
 
@@ -127,6 +153,9 @@ impl Mode {
             Mode::Acp => Box::new(acp::Acp::default()),
             Mode::Sse => Box::new(sse::Sse::new(options.after)),
             Mode::StreamJson => Box::new(stream_json::StreamJson::default()),
+            Mode::Otlp => Box::new(otlp::Otlp::new(options.with_content)),
+            Mode::Atif => Box::new(atif::Atif::default()),
+            Mode::AgUi => Box::new(ag_ui::AgUi::new(options.ag_ui_format)),
         }
     }
 }
@@ -139,7 +168,9 @@ impl fmt::Display for Mode {
 
 /// An unknown `--mode` name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown projection {0:?} (expected one of normal, verbose, debug, jsonl, acp, sse, stream-json)")]
+#[error(
+    "unknown projection {0:?} (expected one of normal, verbose, debug, jsonl, acp, sse, stream-json, otlp, atif, ag-ui)"
+)]
 pub struct UnknownMode(pub String);
 
 impl FromStr for Mode {
@@ -157,6 +188,22 @@ pub struct Options {
     pub color: bool,
     /// `sse`: resume after this frame id (`{session}-{seq}`), as `Last-Event-ID` does.
     pub after: Option<String>,
+    /// `otlp`: add prompt, assistant text and tool input and output as span attributes.
+    pub with_content: bool,
+    /// `ag-ui`: SSE frames or JSON lines.
+    pub ag_ui_format: AgUiFormat,
+}
+
+/// An event's own time in milliseconds since the epoch, when its timestamp parses.
+fn event_millis(e: &Event) -> Option<i64> {
+    parse_rfc3339(&e.timestamp)
+}
+
+/// All input tokens, the cached ones included (the OpenTelemetry, ATIF and AG-UI meaning),
+/// from the canonical split (docs/contract.md §3); unknown when the uncached count is.
+fn prompt_tokens(u: &Usage) -> Option<u64> {
+    let cached = u.cache_read.unwrap_or(0).saturating_add(u.cache_write.unwrap_or(0));
+    u.input_tokens.map(|i| i.saturating_add(cached))
 }
 
 /// A tool's output as one text: stdout, then stderr on a line of its own.

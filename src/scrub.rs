@@ -20,6 +20,7 @@ pub mod json;
 pub mod rules;
 pub mod stream;
 pub mod text;
+pub mod view;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -81,9 +82,13 @@ impl Scrubber {
 
     /// True when scrubbing the string values of the JSON line `line` could change it: it
     /// holds an unsafe character or an escape other than `\n`, `\t`, `\"`, `\\` (which could
-    /// hide one, or a secret's keyword), or what may be a secret.
+    /// hide one, or a secret's keyword), or what may be a secret, in the line or in its
+    /// strings decoded (a string may itself hold escaped text: `https:\\/\\/…`).
     pub fn may_change_json(&self, line: &str) -> bool {
-        !control::json_is_clean(line.as_bytes()) || Detector::global().may_match(line)
+        let detector = Detector::global();
+        !control::json_is_clean(line.as_bytes())
+            || detector.may_match(line)
+            || view::View::of(line).is_some_and(|v| detector.may_match(&v.text))
     }
 
     /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept),

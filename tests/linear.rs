@@ -1,6 +1,6 @@
 //! Linear time in the engine's tables: the time to normalize a run with N open tool calls,
 //! N sessions or N open approvals grows about as N does. Each case is timed at two sizes
-//! ten times apart (the fastest of three runs each); a quadratic table would make the
+//! ten times apart (the fastest of five runs each, as the machine may be busy); a quadratic table would make the
 //! ratio about 100, a linear one about 10, and the bound is 15.
 
 use std::time::{Duration, Instant};
@@ -49,7 +49,7 @@ fn open_approvals(n: usize) -> String {
 
 fn fastest(input: &str, from: &str) -> Duration {
     let from: Provider = from.parse().unwrap();
-    (0..3)
+    (0..5)
         .map(|_| {
             let t = Instant::now();
             let events = minicode_output::normalize(input.as_bytes(), Some(from), Clock::Fixed(0)).unwrap();

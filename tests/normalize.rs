@@ -170,16 +170,57 @@ fn events_keep_their_order_across_the_reading_and_writing_threads() {
     assert_eq!(said.last().map(String::as_str), Some(format!("normalize: … and {more} more message(s)").as_str()));
 }
 
-/// A file that cannot be read ends the run (exit 2), after what the files before it gave.
+/// A file that cannot be read is said and counted, and does not stop the others: their
+/// events and one summary are written, and the exit status (2) says that input was missed.
 #[test]
-fn the_events_of_files_read_before_one_that_fails_are_written() {
-    let good = fixture("claude/ansi.input.jsonl");
-    let out = bin("normalize").arg(&good).arg("no/such/file.jsonl").assert().code(2).get_output().clone();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read no/such/file.jsonl"));
-    let alone = bin("normalize").arg(&good).output().unwrap().stdout;
+fn a_file_that_cannot_be_read_is_said_counted_and_skipped() {
+    let (first, second) = (fixture("claude/ansi.input.jsonl"), fixture("codex/exit4.input.jsonl"));
+    let out = bin("normalize").arg(&first).arg("no/such/file.jsonl").arg(&second).assert().code(2).get_output().clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("cannot read no/such/file.jsonl"), "{stderr}");
+    assert!(stderr.contains("1 input file(s) could not be read"), "{stderr}");
+    let both = bin("normalize").arg(&first).arg(&second).output().unwrap().stdout;
+    assert!(events_of(&out.stdout) == events_of(&both), "the same events as the readable files alone");
     let events = json_lines(&out.stdout);
-    assert!(events.len() > 1, "the first file's events");
-    assert!(alone.starts_with(&out.stdout), "the same events as the first file alone, up to its summary");
+    assert_eq!(events.last().unwrap()["payload"]["input"]["unreadable"], 1);
+    assert!(json_lines(&both).last().unwrap()["payload"]["input"].get("unreadable").is_none(), "0 is not written");
+}
+
+/// `--files-from` reads the paths of a list (one per line, or NUL-separated with `-0`, as
+/// `find -print0` writes them) and gives what the same paths as operands give.
+#[test]
+fn files_from_a_list_read_as_operands_would_be() {
+    let paths = [fixture("claude/exit4.input.jsonl"), fixture("codex/exit4.input.jsonl")];
+    let operands = bin("normalize").args(&paths).assert().success().get_output().stdout.clone();
+    let mut lines = Vec::new();
+    let mut nul = Vec::new();
+    for p in &paths {
+        lines.extend_from_slice(format!("{}\n\n", p.display()).as_bytes());
+        nul.extend_from_slice(format!("{}\0", p.display()).as_bytes());
+    }
+    let listed = bin("normalize").args(["--files-from", "-"]).write_stdin(lines).assert().success();
+    assert!(listed.get_output().stdout == operands, "a list with a blank line between its paths");
+    let listed = bin("normalize").args(["--files-from", "-", "-0"]).write_stdin(nul.clone()).assert().success();
+    assert!(listed.get_output().stdout == operands, "a NUL-separated list");
+    // One listed file is still named: the list is of files, whatever its length.
+    let mut one = bin("normalize");
+    one.args(["--files-from", "-"]).write_stdin(format!("{}\n", paths[0].display()));
+    let one = json_lines(&one.assert().success().get_output().stdout);
+    assert!(one.iter().all(|e| e["rawRef"]["file"] == paths[0].display().to_string()));
+    // `summarize` takes the same list of canonical files.
+    let canonical = std::env::temp_dir().join(format!("files-from-{}.jsonl", std::process::id()));
+    std::fs::write(&canonical, &operands).unwrap();
+    let mut listed = bin("summarize");
+    listed
+        .args(["--files-from", "-", "--format", "json"])
+        .write_stdin(format!("{}\nno/such/file\n", canonical.display()));
+    let listed = listed.assert().code(2);
+    let report: serde_json::Value = serde_json::from_slice(&listed.get_output().stdout).unwrap();
+    assert_eq!(report["runs"]["total"], 2);
+    assert_eq!(report["input"]["unreadable"], 1);
+    std::fs::remove_file(&canonical).ok();
+    bin("normalize").args(["-0"]).assert().code(2).stderr(predicate::str::contains("--files-from"));
+    bin("normalize").args(["--files-from", "no/such/list"]).assert().code(2);
 }
 
 /// The events of `normalize`'s output but the summary, without their provenance: input line
@@ -216,11 +257,30 @@ fn runs_of_several_agents_are_each_read_in_their_own_dialect() {
         files.iter().flat_map(|f| events_of(&run("normalize", &[], &read(f)))).collect();
     assert!(alone.iter().any(|e| e["type"] == "tool.interrupted"), "a run is cut short");
 
-    let as_files =
-        bin("normalize").args(files.iter().map(|f| fixture(f))).assert().success().get_output().stdout.clone();
+    let paths: Vec<String> = files.iter().map(|f| fixture(f).display().to_string()).collect();
+    let as_files = bin("normalize").args(&paths).assert().success().get_output().stdout.clone();
     let joined: Vec<u8> = files.iter().flat_map(|f| read(f)).collect();
     let on_stdin = run("normalize", &[], &joined);
-    assert!(as_files == on_stdin, "files and their concatenation give the same events");
+    assert!(events_of(&as_files) == events_of(&on_stdin), "files and their concatenation give the same events");
+    // Read as files, provenance names the file and counts its own lines.
+    let mut before = std::collections::HashMap::new();
+    let mut total = 0;
+    for (path, f) in paths.iter().zip(&files) {
+        before.insert(path.as_str(), total);
+        total += read(f).split(|&b| b == b'\n').filter(|l| !l.is_empty()).count() as u64;
+    }
+    for (named, counted) in json_lines(&as_files).iter().zip(json_lines(&on_stdin)) {
+        // What the normalizer closes when a run is cut is referenced where the run ends: the
+        // end of its file, or, on stdin, the line that begins the next run.
+        if named["source"] == "normalizer" {
+            continue;
+        }
+        let (named, counted) = (&named["rawRef"], &counted["rawRef"]);
+        let offset = before[named["file"].as_str().expect("every event names its file")];
+        assert_eq!(named["line"].as_u64().unwrap() + offset, counted["line"].as_u64().unwrap(), "{named} is {counted}");
+        let end = |r: &serde_json::Value| r["endLine"].as_u64().or(r["line"].as_u64()).unwrap();
+        assert_eq!(end(named) + offset, end(counted));
+    }
     assert!(events_of(&on_stdin) == alone, "each run's events, as alone");
     let events = json_lines(&on_stdin);
     assert_eq!(events.last().unwrap()["payload"]["sessions"].as_array().map(Vec::len), Some(runs.len()));

@@ -1,6 +1,7 @@
 //! `project`: golden renderings of every mode over canonical inputs, colour, live output,
 //! and the behaviour of a Unix filter. The machine wire formats are checked in `machine`.
 
+mod exports;
 mod machine;
 
 use std::io::{BufRead, BufReader, Write};
@@ -32,7 +33,7 @@ pub const CASES: &[&str] = &[
 ];
 
 /// Every mode but `jsonl`, whose output must be the input itself.
-const GOLDEN_MODES: &[&str] = &["normal", "verbose", "debug", "acp", "sse", "stream-json"];
+const GOLDEN_MODES: &[&str] = &["normal", "verbose", "debug", "acp", "sse", "stream-json", "otlp", "atif", "ag-ui"];
 
 pub fn case_input(case: &str) -> Vec<u8> {
     read(&format!("project/{case}.events.jsonl"))

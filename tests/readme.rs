@@ -111,3 +111,20 @@ fn readme_transcripts_print_what_they_show() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+/// README.md's table of dialects is the registry's: every `--from` name with what it reads,
+/// in registry order, and nothing else.
+#[test]
+fn readme_lists_every_dialect() {
+    use minicode_output::provider::Provider;
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let rows: Vec<String> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| `--from` | reads |"))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = Provider::ALL.iter().map(|p| format!("| `{}` | {} |", p.name(), p.about())).collect();
+    assert_eq!(rows, expected, "README.md's dialect table differs from the registry");
+}

@@ -3,6 +3,7 @@
 
 use minicode_output::scrub::check::base62_checksum;
 use minicode_output::scrub::rules::RULES;
+use minicode_output::scrub::view::is_format_char;
 use minicode_output::scrub::Scrubber;
 use predicates::prelude::*;
 use proptest::prelude::*;
@@ -23,6 +24,12 @@ struct Benign {
     text: String,
 }
 
+/// `s` as a reader sees it: without invisible format characters, which some samples hide
+/// inside their secret.
+fn visible(s: &str) -> String {
+    s.chars().filter(|c| !is_format_char(*c)).collect()
+}
+
 fn corpus<T: for<'a> Deserialize<'a>>(name: &str) -> Vec<T> {
     String::from_utf8(read(name)).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
@@ -37,7 +44,7 @@ fn corpus_recall_and_false_positive_rate() {
     let (mut missed, mut mistyped) = (Vec::new(), 0);
     for x in &secrets {
         let out = s.scrub_str(&x.text);
-        if x.secrets.iter().any(|secret| out.contains(secret.as_str())) {
+        if x.secrets.iter().any(|secret| visible(&out).contains(secret.as_str())) {
             missed.push(format!("{}: {}", x.kind, out.chars().take(160).collect::<String>()));
         } else if !out.contains(&format!("[REDACTED:{}]", x.kind)) {
             mistyped += 1;
@@ -66,6 +73,47 @@ fn corpus_recall_and_false_positive_rate() {
     missed.iter().chain(&changed).for_each(|m| eprintln!("  {m}"));
     assert!(recall >= 0.98, "recall {recall:.4} < 0.98; missed:\n{}", missed.join("\n"));
     assert!(fp_rate <= 0.01, "false-positive rate {fp_rate:.4} > 0.01; changed:\n{}", changed.join("\n"));
+}
+
+/// `normalize` scrubs what it reads: every positive of the corpus, as an assistant's text
+/// and as a shell tool's output in a Claude Code run, comes out without its secret.
+#[test]
+fn normalize_redacts_every_corpus_secret() {
+    let secrets: Vec<Secret> = corpus("scrub/secrets.jsonl");
+    let session = "4f1c2d3e-0000-4000-8000-000000000001";
+    let mut input = format!("{}\n", serde_json::json!({"type": "system", "subtype": "init", "session_id": session}));
+    for (i, x) in secrets.iter().enumerate() {
+        let message = |content: serde_json::Value, role: &str| serde_json::json!({"type": role, "message": {"id": format!("m{i}"), "role": role, "content": [content]}, "session_id": session});
+        let id = format!("toolu_{i}");
+        for line in [
+            message(serde_json::json!({"type": "text", "text": x.text}), "assistant"),
+            message(
+                serde_json::json!({"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "cat cfg"}}),
+                "assistant",
+            ),
+            message(serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": x.text}), "user"),
+        ] {
+            input.push_str(&format!("{line}\n"));
+        }
+    }
+    let out = bin("normalize").write_stdin(input).output().unwrap();
+    let events = visible(&String::from_utf8(out.stdout).unwrap());
+    assert!(
+        events.lines().count() > 2 * secrets.len(),
+        "normalize read the run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Secrets as they would appear in the JSON output (escaped) and as they are.
+    let leaked: Vec<&str> = secrets
+        .iter()
+        .flat_map(|x| &x.secrets)
+        .filter(|s| {
+            let encoded = serde_json::to_string(s).unwrap();
+            events.contains(s.as_str()) || events.contains(&encoded[1..encoded.len() - 1])
+        })
+        .map(String::as_str)
+        .collect();
+    assert!(leaked.is_empty(), "normalize let through: {leaked:?}");
 }
 
 #[test]

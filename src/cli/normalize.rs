@@ -14,7 +14,7 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, Event, RawReason};
-use crate::io::{Line, LineReader, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{Line, LineWriter, Source, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::pipeline::Stages;
 use crate::provider::{Normalizer, Provider};
 
@@ -50,13 +50,18 @@ Examples:
   claude -p 'fix the tests' --output-format stream-json --verbose | normalize
   codex exec --json 'fix the tests' | normalize | project --mode verbose
   normalize --from codex run.jsonl > run.events.jsonl
+  find runs -name '*.jsonl' -print0 | normalize --files-from - -0 | summarize
+
+With several input files (or --files-from), every event's rawRef names its file (\"file\":
+the path as given) with that file's own line numbers.
 
 Exit status:
   0  the input was normalized (whatever the agent's own outcome)
   1  some input was not understood: empty input, lines that are not JSON, oversized lines,
      JSON of no dialect normalize reads, or lines like tool calls that their dialect's parser
      could not read (all kept as raw events; see stderr)
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines, the summary last
 
 With SOURCE_DATE_EPOCH set, timestamps the provider does not give are that instant, so
@@ -102,18 +107,18 @@ impl clap::builder::TypedValueParser for FromParser {
 impl Command for Args {
     const NAME: &'static str = "normalize";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
-        let mut diag = Diagnostics::new(Self::NAME);
+        let diag = Diagnostics::new(Self::NAME);
         let mut stages = Stages::new(self.max_bytes);
         let norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let (back, written) = std::sync::mpsc::sync_channel(2);
-        let (sources, max_line) = (sources.to_vec(), self.max_line_bytes);
+        let (sources, max_line) = (sources.clone(), self.max_line_bytes);
         let reader = std::thread::Builder::new()
             .name("normalize-read".into())
             .spawn(move || read(&sources, max_line, norm, &tx, &written))
@@ -123,10 +128,11 @@ impl Command for Args {
             for item in batch.drain(..) {
                 match item {
                     Item::Event(ev) => {
-                        rejected |= say_rejected(&ev, &mut diag);
+                        rejected |= say_rejected(&ev, &diag);
                         stages.write(ev, &mut out)?;
                     }
                     Item::Note(note) => diag.say(&note),
+                    Item::Unreadable(what) => diag.unreadable(what),
                     Item::Flush => {
                         stages.pause(&mut out)?;
                         out.flush()?;
@@ -155,7 +161,7 @@ impl Command for Args {
             diag.say(&note);
         }
         for ev in norm.drain() {
-            rejected |= say_rejected(&ev, &mut diag);
+            rejected |= say_rejected(&ev, &diag);
             stages.write(ev, &mut out)?;
         }
         if let Body::Summary(s) = &summary.body {
@@ -167,9 +173,8 @@ impl Command for Args {
         stages.write(summary, &mut out)?;
         stages.pause(&mut out)?;
         out.flush()?;
-        drop(diag);
         std::io::stderr().flush().ok();
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+        diag.outcome(rejected)
     }
 }
 
@@ -180,6 +185,8 @@ enum Item {
     Event(Event),
     /// A diagnostic for stderr.
     Note(String),
+    /// An input that could not be read, for stderr and the exit status.
+    Unreadable(String),
     /// The input has nothing more buffered: write out what came before, as the next read
     /// may block, so a live pipe sees every event as soon as its line has been read.
     Flush,
@@ -194,48 +201,63 @@ const BATCH_BYTES: usize = 256 * 1024;
 /// other thread's half of the work). Ends early when the writing side has gone; returns the
 /// normalizer, whose summary waits for the redaction counts only the writing side knows.
 fn read(
-    sources: &[Source],
+    sources: &Sources,
     max_line: usize,
-    mut norm: Normalizer,
+    norm: Normalizer,
     tx: &SyncSender<Vec<Item>>,
     written: &Receiver<Vec<Item>>,
 ) -> anyhow::Result<Normalizer> {
-    let mut batch = Vec::new();
-    let mut bytes = 0;
-    let result = (|| {
-        for (i, source) in sources.iter().enumerate() {
-            // Opening the next source may wait (a pipe, a FIFO): what came before goes out first.
-            if i > 0 && !hand_over(&mut batch, true, tx, written) {
-                return Ok(());
-            }
-            let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
-            let mut lines = LineReader::new(input, max_line);
-            while let Some(line) = lines.next_line().with_context(|| format!("reading {}", source.name()))? {
-                bytes += match &line {
-                    Line::Text(t) => t.len(),
-                    Line::Oversized { sample, .. } => sample.len(),
-                };
-                norm.line(line);
-                batch.extend(norm.drain().map(Item::Event));
-                batch.extend(norm.take_diagnostics().into_iter().map(Item::Note));
-                let idle = lines.would_wait().with_context(|| format!("reading {}", source.name()))?;
-                if idle || bytes >= BATCH_BYTES {
-                    bytes = 0;
-                    if !hand_over(&mut batch, idle, tx, written) {
-                        return Ok(());
-                    }
-                }
-                if crate::io::stop_requested().is_some() {
-                    return Ok(());
-                }
-            }
-        }
-        Ok(())
-    })();
-    if !batch.is_empty() {
-        let _ = tx.send(batch);
+    let mut reader = Reader { norm, names_files: sources.names_files(), batch: Vec::new(), bytes: 0, tx, written };
+    let result = crate::io::each_line(sources, max_line, &mut reader);
+    if !reader.batch.is_empty() {
+        let _ = tx.send(reader.batch);
     }
-    result.map(|()| norm)
+    result.map(|()| reader.norm)
+}
+
+/// The reading thread's state: the normalizer and the batch being filled.
+struct Reader<'a> {
+    norm: Normalizer,
+    names_files: bool,
+    batch: Vec<Item>,
+    /// Input bytes behind the batch.
+    bytes: usize,
+    tx: &'a SyncSender<Vec<Item>>,
+    written: &'a Receiver<Vec<Item>>,
+}
+
+impl crate::io::LineSink for Reader<'_> {
+    fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
+        if self.names_files {
+            self.norm.begin_file(&source.name());
+        }
+        Ok(!flush || hand_over(&mut self.batch, true, self.tx, self.written))
+    }
+
+    fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool> {
+        self.bytes += match &line {
+            Line::Text(t) => t.len(),
+            Line::Oversized { sample, .. } => sample.len(),
+        };
+        self.norm.line(line);
+        self.batch.extend(self.norm.drain().map(Item::Event));
+        self.batch.extend(self.norm.take_diagnostics().into_iter().map(Item::Note));
+        if self.bytes < BATCH_BYTES {
+            return Ok(true);
+        }
+        self.bytes = 0;
+        Ok(hand_over(&mut self.batch, false, self.tx, self.written))
+    }
+
+    fn idle(&mut self) -> anyhow::Result<bool> {
+        self.bytes = 0;
+        Ok(hand_over(&mut self.batch, true, self.tx, self.written))
+    }
+
+    fn unreadable(&mut self, u: Unreadable) {
+        self.norm.count_unreadable();
+        self.batch.push(Item::Unreadable(u.to_string()));
+    }
 }
 
 /// Sends the batch to the writing thread, asking it to flush when `flush`; false when that
@@ -258,12 +280,13 @@ fn hand_over(batch: &mut Vec<Item>, flush: bool, tx: &SyncSender<Vec<Item>>, wri
 
 /// Says on stderr that a line was kept as a `raw` event because it could not be read;
 /// true when `ev` is such an event (the input was then partly rejected).
-fn say_rejected(ev: &Event, diag: &mut Diagnostics) -> bool {
+fn say_rejected(ev: &Event, diag: &Diagnostics) -> bool {
     let Body::Raw(r) = &ev.body else { return false };
     if matches!(r.reason, RawReason::UnknownType | RawReason::UnknownProvider) {
         return false;
     }
-    diag.say(&format!("line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
+    let file = ev.raw_ref.file.as_deref().map_or_else(String::new, |f| format!("{f}: "));
+    diag.say(&format!("{file}line {}: kept as a raw event ({})", ev.raw_ref.line, reason_text(r.reason)));
     true
 }
 

@@ -7,8 +7,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Reading, Source, DEFAULT_MAX_LINE};
-use crate::projection::{Mode, Options};
+use crate::io::{read_events, EventLine, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
+use crate::projection::{AgUiFormat, Mode, Options};
 use crate::scrub::Scrubber;
 
 /// Render canonical minicode.output.v1 events for people or for machines.
@@ -17,7 +17,12 @@ use crate::scrub::Scrubber;
 /// `verbose` adds tool names, command detail, durations, output excerpts, usage and
 /// reasoning; `debug` adds every event's ids, timestamp and redacted payload. For machines:
 /// `jsonl` (the canonical events unchanged), `acp` (ACP `session/update` notifications),
-/// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL).
+/// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL). For the
+/// ecosystem: `otlp` (OpenTelemetry traces as OTLP/JSON, one ExportTraceServiceRequest per
+/// line, GenAI semantic conventions 1.41.0, schema URL https://opentelemetry.io/schemas/1.41.0),
+/// `atif` (Harbor's Agent Trajectory Interchange Format ATIF-v1.8: one indented document for
+/// one session, a JSON array of documents for several) and `ag-ui` (AG-UI protocol 1.0 events,
+/// as SSE `data:` frames or JSON lines).
 #[derive(Debug, Parser)]
 #[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -31,6 +36,15 @@ pub struct Args {
     /// a client's `Last-Event-ID` asks.
     #[arg(long, value_name = "ID")]
     pub after: Option<String>,
+    /// With `--mode otlp`: add the prompt, the assistant's text and each tool's input and
+    /// output as span attributes (scrubbed, like everything `project` shows). Off by default:
+    /// traces often go where content should not.
+    #[arg(long)]
+    pub with_content: bool,
+    /// With `--mode ag-ui`: `sse` writes `data:` frames (AG-UI's HTTP transport), `jsonl`
+    /// one event per line.
+    #[arg(long, value_name = "FORMAT", default_value = "sse")]
+    pub ag_ui_format: AgUiFormat,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
@@ -42,12 +56,16 @@ Examples:
   normalize run.jsonl | project --mode verbose --color always | less -R
   normalize run.jsonl | project --mode stream-json > run.claude.jsonl
   normalize run.jsonl | project --mode sse --after s1-12
+  normalize run.jsonl | project --mode otlp > traces.jsonl   # for the Collector's otlpjsonfile receiver
+  normalize run.jsonl | project --mode atif > trajectory.json
+  normalize run.jsonl | project --mode ag-ui --ag-ui-format jsonl
 
 Exit status:
   0  every input line was a canonical event
   1  some lines were not canonical events (named on stderr and skipped), or --after named
      a frame id the input does not have
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
@@ -62,45 +80,61 @@ struct Stopped;
 impl Command for Args {
     const NAME: &'static str = "project";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         if self.after.is_some() && self.mode != Mode::Sse {
             anyhow::bail!("--after resumes an SSE stream; it needs --mode sse");
         }
+        if self.with_content && self.mode != Mode::Otlp {
+            anyhow::bail!("--with-content adds content to traces; it needs --mode otlp");
+        }
         let color = self.mode.is_human() && self.color.enabled();
-        let mut projection = self.mode.projection(Options { color, after: self.after.clone() });
+        let options = Options {
+            color,
+            after: self.after.clone(),
+            with_content: self.with_content,
+            ag_ui_format: self.ag_ui_format,
+        };
+        let mut projection = self.mode.projection(options);
         // `jsonl` passes every event's line on unchanged; every other mode shows content, so
         // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
         let mut scrubber = Scrubber::new();
         let mut out = LineWriter::new(out);
-        let mut diag = Diagnostics::new(Self::NAME);
+        let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
         if projection.begin(out.line_buf())?.is_continue() {
-            let read = read_events(sources, DEFAULT_MAX_LINE, how, &mut out, |n, line, out| {
-                match line {
-                    EventLine::Event { mut event, text } => {
-                        if scrub {
-                            scrubber.scrub_event(&mut event);
+            let read = read_events(
+                sources,
+                DEFAULT_MAX_LINE,
+                how,
+                &mut out,
+                |u| diag.unreadable(u),
+                |n, line, out| {
+                    match line {
+                        EventLine::Event { mut event, text } => {
+                            if scrub {
+                                scrubber.scrub_event(&mut event);
+                            }
+                            if projection.event_line(&event, &text, out.line_buf())?.is_break() {
+                                return Err(Stopped.into());
+                            }
+                            if out.line_buf().len() >= OUTPUT_CHUNK {
+                                out.flush()?;
+                            }
                         }
-                        if projection.event_line(&event, &text, out.line_buf())?.is_break() {
-                            return Err(Stopped.into());
-                        }
-                        if out.line_buf().len() >= OUTPUT_CHUNK {
-                            out.flush()?;
+                        EventLine::Bad { error, .. } => {
+                            rejected = true;
+                            diag.say(&format!("line {n}: not a canonical event: {error}"));
                         }
                     }
-                    EventLine::Bad { error, .. } => {
-                        rejected = true;
-                        diag.say(&format!("line {n}: not a canonical event: {error}"));
-                    }
-                }
-                Ok(())
-            });
+                    Ok(())
+                },
+            );
             match read {
                 Err(e) if e.is::<Stopped>() => {}
                 other => {
@@ -114,7 +148,7 @@ impl Command for Args {
             rejected = true;
             diag.say(&problem);
         }
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+        diag.outcome(rejected)
     }
 }
 

@@ -8,7 +8,7 @@ use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::{Body, Event};
-use crate::io::{is_blank, read_lines, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Sources, DEFAULT_MAX_LINE};
 use crate::scrub::json::{classify, LineKind};
 use crate::scrub::rules::RULES;
 use crate::scrub::text::TextScrubber;
@@ -53,51 +53,53 @@ Exit status:
   0  every line was scrubbed
   1  some lines were not canonical events or were over --max-line-bytes (they were still
      scrubbed and written; see stderr)
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 impl Command for Args {
     const NAME: &'static str = "scrub";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
         if self.list_rules {
             out.write_line(&rule_table())?;
             out.flush()?;
             return Ok(Outcome::Success);
         }
-        let mut run = Run {
-            scrubber: Scrubber::new(),
-            diag: Diagnostics::new(Self::NAME),
-            rejected: false,
-            at_summary: BTreeMap::new(),
-        };
+        let diag = Diagnostics::new(Self::NAME);
+        let mut run = Run { scrubber: Scrubber::new(), diag: &diag, rejected: false, at_summary: BTreeMap::new() };
         let mut text = TextScrubber::new();
-        read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
-            let (line, oversized) = line.into_text();
-            if let Some(bytes) = oversized {
-                run.reject(&oversized_message(n, bytes, line.len()));
-            }
-            if self.text {
-                text.line(&mut run.scrubber, &line, |s| out.write_line(s))?;
-            } else {
-                run.jsonl_line(n, &line, out.line_buf())?;
-                out.end_line()?;
-            }
-            Ok(())
-        })?;
+        read_lines(
+            sources,
+            self.max_line_bytes,
+            &mut out,
+            |u| diag.unreadable(u),
+            |n, line, out| {
+                let (line, oversized) = line.into_text();
+                if let Some(bytes) = oversized {
+                    run.reject(&oversized_message(n, bytes, line.len()));
+                }
+                if self.text {
+                    text.line(&mut run.scrubber, &line, |s| out.write_line(s))?;
+                } else {
+                    run.jsonl_line(n, &line, out.line_buf())?;
+                    out.end_line()?;
+                }
+                Ok(())
+            },
+        )?;
         text.finish(&mut run.scrubber, |s| out.write_line(s))?;
         out.flush()?;
         if self.stats {
             print_stats(run.scrubber.counts());
         }
-        drop(run.diag);
         std::io::stderr().flush().ok();
-        Ok(if run.rejected { Outcome::Rejected } else { Outcome::Success })
+        diag.outcome(run.rejected)
     }
 }
 
@@ -107,15 +109,15 @@ pub(super) fn oversized_message(n: u64, bytes: u64, kept: usize) -> String {
 }
 
 /// The state of one run over canonical JSONL.
-struct Run {
+struct Run<'a> {
     scrubber: Scrubber,
-    diag: Diagnostics,
+    diag: &'a Diagnostics,
     rejected: bool,
     /// The counts when the last summary was written, so the next one adds only what is new.
     at_summary: BTreeMap<String, u64>,
 }
 
-impl Run {
+impl Run<'_> {
     fn reject(&mut self, msg: &str) {
         self.rejected = true;
         self.diag.say(msg);

@@ -3,12 +3,11 @@
 
 use std::io::Write;
 
-use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::Verdict;
-use crate::io::{is_blank, read_lines, Line, LineWriter, Source, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
@@ -57,12 +56,14 @@ Examples:
   printf '%s\\0' runs/*.jsonl |
     xargs -0 -P 8 -n 1 sh -c 'summarize --format json \"$1\" > \"$1.summary.json\"' _
   summarize --merge --format text runs/*.summary.json
+  find runs -name '*.jsonl' -print0 | normalize --files-from - -0 | summarize --check
 
 Exit status:
   0  the report was written (with --check: and every run's verdict is success)
   1  with --check: a run failed; without it: some input was not canonical JSONL (with
      --merge: not a summarize JSON document); see stderr
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
      or some input could not be read: the measurement is broken, not the agent
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines
@@ -76,19 +77,24 @@ commutative and idempotent; a run that two parts both hold counts once.";
 impl Command for Args {
     const NAME: &'static str = "summarize";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
-        let mut diag = Diagnostics::new(Self::NAME);
+        let diag = Diagnostics::new(Self::NAME);
         let (report, rejected) = if self.merge {
-            merge(sources, &mut diag)?
+            merge(sources, &diag)?
         } else {
-            let mut s = Summarizer::new();
+            let s = std::cell::RefCell::new(Summarizer::new());
             let mut rejected = false;
-            read_lines(sources, DEFAULT_MAX_LINE, &mut out, |n, line, _| {
+            let unreadable = |u: Unreadable| {
+                s.borrow_mut().unreadable(&u.to_string());
+                diag.unreadable(u);
+            };
+            read_lines(sources, DEFAULT_MAX_LINE, &mut out, unreadable, |n, line, _| {
+                let mut s = s.borrow_mut();
                 let error = match &line {
                     Line::Text(t) if is_blank(t) => return Ok(()),
                     Line::Text(t) => s.line(t).err().map(|e| (e, t.as_bytes().to_vec())),
@@ -104,7 +110,7 @@ impl Command for Args {
                 }
                 Ok(())
             })?;
-            (s.finish(), rejected)
+            (s.into_inner().finish(), rejected)
         };
         let doc = match self.format {
             Format::Json => report.to_json(),
@@ -114,9 +120,12 @@ impl Command for Args {
         out.line_buf().extend_from_slice(doc.as_bytes());
         out.flush()?;
         if !self.check {
-            return Ok(if rejected { Outcome::Rejected } else { Outcome::Success });
+            return diag.outcome(rejected);
         }
-        gate(&report, rejected, &mut diag);
+        // A file that could not be read, here or by the normalize that wrote the input, leaves
+        // the verdicts short of some runs: a broken measurement (3), unless a run failed (1).
+        let rejected = rejected || diag.unreadable_count() > 0 || report.input().unreadable > 0;
+        gate(&report, rejected, &diag);
         Ok(match report.verdict() {
             Verdict::Failed => Outcome::Rejected,
             Verdict::Success if !rejected => Outcome::Success,
@@ -126,7 +135,7 @@ impl Command for Args {
 }
 
 /// `--check`'s lines on stderr: one per run that is not a success, in the error grammar.
-fn gate(report: &Report, rejected: bool, diag: &mut Diagnostics) {
+fn gate(report: &Report, rejected: bool, diag: &Diagnostics) {
     if report.sessions.is_empty() {
         diag.say("no run: no canonical events were read; pipe normalize's output into summarize");
     }
@@ -161,28 +170,34 @@ fn one_line(s: &str) -> String {
 }
 
 /// Reads and merges every document of every source, in order.
-fn merge(sources: &[Source], diag: &mut Diagnostics) -> anyhow::Result<(Report, bool)> {
+fn merge(sources: &Sources, diag: &Diagnostics) -> anyhow::Result<(Report, bool)> {
     let mut total = Merger::new();
     let mut rejected = false;
-    for source in sources {
+    for source in sources.iter()? {
+        let source = source?;
         if crate::io::stop_requested().is_some() {
             break;
         }
-        let input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
         let mut n = 0;
-        Report::read_documents(input, |doc| {
-            n += 1;
-            match doc {
-                Ok(r) => total.add(r),
-                Err(e) => {
-                    rejected = true;
-                    let what = format!("{}: document {n}: {e}", source.name());
-                    total.count_invalid(&what);
-                    diag.say(&what);
+        let read = source.open().and_then(|input| {
+            Report::read_documents(input, |doc| {
+                n += 1;
+                match doc {
+                    Ok(r) => total.add(r),
+                    Err(e) => {
+                        rejected = true;
+                        let what = format!("{}: document {n}: {e}", source.name());
+                        total.count_invalid(&what);
+                        diag.say(&what);
+                    }
                 }
-            }
-        })
-        .with_context(|| format!("reading {}", source.name()))?;
+            })
+        });
+        if let Err(error) = read {
+            let u = Unreadable { name: source.name(), error, part_way: n > 0 };
+            total.count_unreadable(&u.to_string());
+            diag.unreadable(u);
+        }
     }
     Ok((total.finish(), rejected))
 }

@@ -3,14 +3,13 @@
 
 use std::io::{Read, Write};
 
-use anyhow::Context;
 use clap::{Parser, ValueEnum};
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
-use crate::io::{is_blank, read_lines, LineWriter, Source, BOM, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Sources, Unreadable, BOM, DEFAULT_MAX_LINE};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
 use crate::truncate::{FieldSet, TextTruncator, Truncator};
 
@@ -104,17 +103,18 @@ Exit status:
   0  every line was bounded
   1  some lines were not canonical events or were over --max-line-bytes (they were still
      bounded and written; see stderr)
-  2  usage error, or a file could not be read
+  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)
   130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
 
 impl Command for Args {
     const NAME: &'static str = "truncate";
 
-    fn files(&self) -> &[std::path::PathBuf] {
-        &self.common.files
+    fn common(&self) -> &CommonArgs {
+        &self.common
     }
 
-    fn run_on<W: Write>(self, sources: &[Source], out: W) -> anyhow::Result<Outcome> {
+    fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
         if self.text {
             let keep = self.keep.map_or(Keep::Tail, Keep::from);
@@ -126,33 +126,38 @@ impl Command for Args {
             self.fields.iter().fold(FieldSet::NONE, |s, f| s.with((*f).into()))
         };
         let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
-        let mut diag = Diagnostics::new(Self::NAME);
+        let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        read_lines(sources, self.max_line_bytes, &mut out, |n, line, out| {
-            let (line, oversized) = line.into_text();
-            if let Some(bytes) = oversized {
-                rejected = true;
-                diag.say(&super::scrub::oversized_message(n, bytes, line.len()));
-            }
-            let start = out.line_buf().len();
-            if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
-                rejected = true;
-                diag.say(&format!("line {n}: {why}; bounded and kept"));
-            }
-            if n == 1 {
-                // The next reader would take a U+FEFF that starts the output for a byte order
-                // mark (one can come from a cut, or from a second mark after the first).
-                let buf = out.line_buf();
-                while buf[start..].starts_with(BOM) {
-                    buf.drain(start..start + BOM.len());
+        read_lines(
+            sources,
+            self.max_line_bytes,
+            &mut out,
+            |u| diag.unreadable(u),
+            |n, line, out| {
+                let (line, oversized) = line.into_text();
+                if let Some(bytes) = oversized {
+                    rejected = true;
+                    diag.say(&super::scrub::oversized_message(n, bytes, line.len()));
                 }
-            }
-            Ok(out.end_line()?)
-        })?;
+                let start = out.line_buf().len();
+                if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
+                    rejected = true;
+                    diag.say(&format!("line {n}: {why}; bounded and kept"));
+                }
+                if n == 1 {
+                    // The next reader would take a U+FEFF that starts the output for a byte order
+                    // mark (one can come from a cut, or from a second mark after the first).
+                    let buf = out.line_buf();
+                    while buf[start..].starts_with(BOM) {
+                        buf.drain(start..start + BOM.len());
+                    }
+                }
+                Ok(out.end_line()?)
+            },
+        )?;
         out.flush()?;
-        drop(diag);
         std::io::stderr().flush().ok();
-        Ok(if rejected { Outcome::Rejected } else { Outcome::Success })
+        diag.outcome(rejected)
     }
 }
 
@@ -210,21 +215,32 @@ fn bound_values(t: &Truncator, line: &str, buf: &mut Vec<u8>) {
 }
 
 /// Bounds the whole text input, streaming: the head is not held back longer than needed.
-fn text<W: Write>(sources: &[Source], mut t: TextTruncator, out: &mut LineWriter<W>) -> anyhow::Result<Outcome> {
+fn text<W: Write>(sources: &Sources, mut t: TextTruncator, out: &mut LineWriter<W>) -> anyhow::Result<Outcome> {
+    let diag = Diagnostics::new(Args::NAME);
     let mut pending: Vec<u8> = Vec::new();
     let mut chunk = vec![0u8; 64 * 1024];
-    for source in sources {
+    for source in sources.iter()? {
+        let source = source?;
         if crate::io::stop_requested().is_some() {
             break;
         }
-        let mut input = source.open().with_context(|| format!("cannot read {}", source.name()))?;
+        let mut input = match source.open() {
+            Ok(input) => input,
+            Err(error) => {
+                diag.unreadable(Unreadable { name: source.name(), error, part_way: false });
+                continue;
+            }
+        };
         // A stop ends the input here, as an end of file would (a regular file does not see it).
         while crate::io::stop_requested().is_none() {
             let n = match input.read(&mut chunk) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e).with_context(|| format!("reading {}", source.name())),
+                Err(error) => {
+                    diag.unreadable(Unreadable { name: source.name(), error, part_way: true });
+                    break;
+                }
             };
             pending.extend_from_slice(&chunk[..n]);
             let whole = complete_utf8(&pending);
@@ -236,7 +252,7 @@ fn text<W: Write>(sources: &[Source], mut t: TextTruncator, out: &mut LineWriter
     let (kept, _) = t.finish();
     out.line_buf().extend_from_slice(kept.as_bytes());
     out.flush()?;
-    Ok(Outcome::Success)
+    diag.outcome(false)
 }
 
 /// The length of the longest prefix of `b` that does not end inside a UTF-8 character

@@ -42,8 +42,8 @@ fn ids_are_session_turn_seq_and_lines_without_events_wait_for_the_next_event() {
     let evs: Vec<Event> = e.drain().collect();
     assert_eq!(evs[0].event_id, "abc:0:1");
     assert_eq!(evs[1].event_id, "abc:1:2");
-    assert_eq!(evs[0].raw_ref, RawRef { line: 1, end_line: None });
-    assert_eq!(evs[1].raw_ref, RawRef { line: 2, end_line: Some(4) });
+    assert_eq!(evs[0].raw_ref, RawRef::span(1, 1));
+    assert_eq!(evs[1].raw_ref, RawRef::span(2, 4));
 }
 
 #[test]
@@ -274,7 +274,7 @@ fn a_result_before_its_call_settles_the_call_when_it_arrives() {
     assert_eq!((out.exit_code, out.stdout.as_deref()), (Some(3), Some("out\n")));
     // The end keeps its own time and lines.
     assert_eq!(evs[1].timestamp, "1970-01-01T00:00:01.000Z");
-    assert_eq!(evs[1].raw_ref, RawRef { line: 2, end_line: Some(3) });
+    assert_eq!(evs[1].raw_ref, RawRef::span(2, 3));
 }
 
 #[test]

@@ -140,6 +140,13 @@ pub struct InputHealth {
     /// Secrets redacted, by kind.
     #[serde(default)]
     pub redactions: BTreeMap<String, u64>,
+    /// Input files that could not be read (or not to their end); the others were.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unreadable: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One session's figures, in a summary that covers several.

@@ -170,7 +170,7 @@ impl<'a> Minicode<'a> {
             correlation_id: ev.correlation_id.as_deref(),
             parent_id: ev.parent_id.as_deref(),
             status: ev.status,
-            raw_ref: ev.raw_ref,
+            raw_ref: ev.raw_ref.clone(),
             ..Minicode::default()
         }
     }

@@ -57,7 +57,7 @@ impl<'a> Origin<'a> {
     fn of(ev: &'a Event) -> Origin<'a> {
         Origin {
             session: &ev.session_id,
-            raw_ref: ev.raw_ref,
+            raw_ref: ev.raw_ref.clone(),
             event_id: &ev.event_id,
             parent_id: ev.parent_id.as_deref(),
         }
@@ -74,11 +74,12 @@ impl<'a> Origin<'a> {
 struct WireRef {
     line: u64,
     end_line: Option<u64>,
+    file: Option<std::sync::Arc<str>>,
 }
 
 impl From<RawRef> for WireRef {
     fn from(r: RawRef) -> WireRef {
-        WireRef { line: r.line, end_line: r.end_line }
+        WireRef { line: r.line, end_line: r.end_line, file: r.file }
     }
 }
 

@@ -1,5 +1,5 @@
 //! Claude Code `--output-format stream-json` (with or without `--include-partial-messages`),
-//! and the streams printed in its shape (Qwen Code).
+//! and the streams printed in its shape (Qwen Code, Amp).
 //!
 //! `system/init` starts the session and its turn; each content block of an assistant message
 //! arrives as its own `assistant` line; tool results come back in `user` lines, with a
@@ -594,8 +594,8 @@ fn limit(category: ErrorCategory, message: &str, action: &str) -> ErrorInfo {
     ErrorInfo { category, message: message.into(), action: Some(action.into()) }
 }
 
-/// Claude Code's stream-json. Its init names `claude_code_version`, and `stream_event`
-/// (partial messages) is its own; other agents print the rest of its shapes too.
+/// Claude Code's stream-json. Its init names `claude_code_version`; other agents print the
+/// rest of its shapes too.
 pub(super) const DIALECT: super::Dialect = super::Dialect {
     name: "claude",
     about: "Claude Code --output-format stream-json",
@@ -605,14 +605,16 @@ pub(super) const DIALECT: super::Dialect = super::Dialect {
     parser: || Box::new(Claude::named(PROVIDER)),
 };
 
-/// How sure Claude Code's dialect is of a line: only its version field and its partial
-/// messages are its alone.
+/// How sure Claude Code's dialect is of a line: only its init's version field is its alone;
+/// the rest of its shapes (partial messages too) other agents print.
 pub(super) fn claim(p: &super::Probe) -> super::Claim {
     use super::Claim;
     match p.kind() {
-        Some("stream_event") => Claim::Yes,
+        // Qwen Code prints partial messages too.
+        Some("stream_event") => Claim::Maybe,
+        // Every Claude Code init lists its tools; an init without them (Cursor's) is not its.
         Some("system") if p.str("subtype") == Some("init") => {
-            super::dialect::claim(p.has("claude_code_version"), true)
+            super::dialect::claim(p.has("claude_code_version"), p.has("tools"))
         }
         Some("system" | "assistant" | "user" | "result" | "rate_limit_event")
             if p.has("session_id") || p.has("message") =>

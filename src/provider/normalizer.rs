@@ -12,11 +12,12 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{leading_type, type_of, LineError, Probe, Provider, Verdict};
 use crate::engine::clock::Clock;
 use crate::engine::Engine;
-use crate::event::{ErrorCategory, ErrorInfo, Event, RawReason, SessionStarted};
+use crate::event::{ErrorCategory, ErrorInfo, Event, RawReason, RawRef, SessionStarted};
 use crate::io::Line;
 
 /// At most this many lines wait for the line that decides between dialects…
@@ -38,6 +39,9 @@ pub struct Normalizer {
     held: Option<Held>,
     engine: Engine,
     line_no: u64,
+    /// The input files, by the number of the line before each one's first, when provenance
+    /// names them (empty otherwise): one entry per file.
+    files: Vec<(u64, Arc<str>)>,
     checked: bool,
     /// The run being read: what its parser was given and could not read.
     run: Run,
@@ -88,6 +92,7 @@ impl Normalizer {
             held: None,
             engine: Engine::new(clock, bound),
             line_no: 0,
+            files: Vec::new(),
             checked: false,
             run: Run { dialect: from, ..Run::default() },
             understood: false,
@@ -95,6 +100,31 @@ impl Normalizer {
             is_last_run: false,
             diagnostics: Vec::new(),
         }
+    }
+
+    /// Says that the next lines come from the file `name`: from now on every event's
+    /// provenance names its file, with that file's own line numbers.
+    ///
+    /// Each file is a run of its own: what the one before left open is closed as at the end
+    /// of input, and the next file's dialect is detected afresh (an OpenCode run after a
+    /// Kilo run fits Kilo's parser, but is OpenCode's).
+    pub fn begin_file(&mut self, name: &str) {
+        if self.line_no > 0 {
+            if let Some(held) = &self.held {
+                let first = (!held.preamble).then(|| held.candidates[0]);
+                self.release(first);
+            }
+            self.end_run();
+            if let Some(p) = self.forced {
+                self.begin(p);
+            }
+        }
+        self.files.push((self.line_no, Arc::from(name)));
+    }
+
+    /// Counts an input file that could not be read, for the summary.
+    pub fn count_unreadable(&mut self) {
+        self.engine.count_unreadable();
     }
 
     /// Handles the next input line.
@@ -363,8 +393,9 @@ impl Normalizer {
     }
 
     /// A line while dialects are undecided: held, and the candidates that do not print it
-    /// drop out. One left, or one that says yes, decides; none left means the lines are
-    /// no dialect's; the bound reached, the first left (in registry order) reads them.
+    /// drop out. One left, or one that says yes, decides; a line of another dialect ends
+    /// the held run, read by the first candidate left (in registry order), as the bound
+    /// reached does; a line no dialect claims is held and decides nothing.
     fn hold(&mut self, n: u64, line: Line<'_>) {
         let probe = match &line {
             Line::Text(t) => Probe::parse(t),
@@ -387,10 +418,16 @@ impl Normalizer {
                 held.push(n, line);
                 self.hold_bound();
             }
+            // A line no dialect claims (a type this version does not know) decides nothing.
+            Verdict::None if Provider::detect(&probe) == Verdict::None && !held.preamble => {
+                held.push(n, line);
+                self.hold_bound();
+            }
             Verdict::None => {
-                // The held lines looked like a known agent's, but this one is none of
-                // theirs: an agent this version does not know.
-                self.release(None);
+                // Another dialect's line: the held lines were a run of the first candidate
+                // (before any JSON, of none), and this one begins the next run.
+                let first = (!held.preamble).then(|| held.candidates[0]);
+                self.release(first);
                 self.route(n, line);
             }
         }
@@ -453,18 +490,34 @@ impl Normalizer {
                 action: Some("pipe an agent's JSON output into normalize, or name its dialect with --from".into()),
             });
         }
-        self.engine.finish(redactions)
+        let mut summary = self.engine.finish(redactions);
+        locate(&self.files, &mut summary.raw_ref);
+        summary
     }
 
     /// Takes the events produced so far.
-    pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
-        self.engine.drain()
+    pub fn drain(&mut self) -> impl Iterator<Item = Event> + '_ {
+        let files = &self.files;
+        self.engine.drain().map(move |mut ev| {
+            locate(files, &mut ev.raw_ref);
+            ev
+        })
     }
 
     /// Takes the human diagnostics produced so far (for stderr).
     pub fn take_diagnostics(&mut self) -> Vec<String> {
         std::mem::take(&mut self.diagnostics)
     }
+}
+
+/// Turns provenance in lines of the whole input into the file and that file's lines. A span
+/// that began in an earlier file (lines with no meaning of their own at its end) is cut to
+/// the file of its last line.
+fn locate(files: &[(u64, Arc<str>)], r: &mut RawRef) {
+    let last = r.last();
+    let Some(i) = files.partition_point(|(before, _)| *before < last).checked_sub(1) else { return };
+    let (before, name) = &files[i];
+    *r = RawRef { file: Some(Arc::clone(name)), ..RawRef::span(r.line.saturating_sub(*before).max(1), last - before) };
 }
 
 impl Held {

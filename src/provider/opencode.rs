@@ -14,9 +14,11 @@ use crate::provider::errors::provider_error;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
-/// The OpenCode parser.
+/// The OpenCode parser (also its forks': Kilo Code).
 #[derive(Debug, Default)]
 pub struct OpenCode {
+    /// The provider its sessions are named after.
+    provider: &'static str,
     /// A permission was refused in the current step: OpenCode stops its loop after one.
     refused_in_step: bool,
     /// What the last `step_finish` left undecided, settled by the next line or the end.
@@ -37,6 +39,9 @@ enum Held {
     /// The step finished with reason `error`; an `error` event usually follows.
     StepError,
 }
+
+/// The name OpenCode's sessions give as their provider.
+const PROVIDER: &str = "opencode";
 
 const NAMES: ToolNames = ToolNames {
     provider: "opencode",
@@ -201,7 +206,7 @@ impl Parse for OpenCode {
         if let Some(ms) = env.timestamp {
             engine.set_time(ms);
         }
-        enter_session(engine, env.session_id.as_deref());
+        enter_session(engine, env.session_id.as_deref(), self.provider);
         let held = self.held.take();
         self.answered = matches!(&env.event, Wire::Text { part } if part.time.as_ref().is_some_and(|t| t.end.is_some()));
         match env.event {
@@ -261,6 +266,11 @@ impl Parse for OpenCode {
 
 impl OpenCode {
     /// One run is one turn: opened by its first event.
+    /// A parser whose sessions are named after `provider` (an OpenCode fork).
+    pub fn named(provider: &'static str) -> OpenCode {
+        OpenCode { provider, ..OpenCode::default() }
+    }
+
     fn open_turn(&mut self, engine: &mut Engine) {
         if !engine.turn_is_open() {
             self.ended = false;
@@ -387,13 +397,13 @@ impl OpenCode {
 }
 
 /// Switches to the run's session, announcing it the first time.
-fn enter_session(engine: &mut Engine, id: Option<&str>) {
+fn enter_session(engine: &mut Engine, id: Option<&str>, provider: &str) {
     let known = match id {
         Some(id) => engine.session_id() == Some(id),
         None => engine.session_id().is_some(),
     };
     if !known {
-        engine.session_started(id, SessionStarted { provider: "opencode".into(), ..Default::default() });
+        engine.session_started(id, SessionStarted { provider: provider.into(), ..Default::default() });
     }
 }
 
@@ -449,7 +459,7 @@ pub(super) const DIALECT: super::Dialect = super::Dialect {
     family: "opencode",
     opens: &[],
     claim,
-    parser: || Box::new(OpenCode::default()),
+    parser: || Box::new(OpenCode::named(PROVIDER)),
 };
 
 /// The `type`s OpenCode's run prints.

@@ -20,6 +20,8 @@ pub enum Check {
     RandomLetters,
     /// A password in a URL or connection string: not a placeholder word or a variable.
     Password,
+    /// Base64 of `user:password` with a password (Docker's `auth`, HTTP Basic).
+    BasicAuth,
     /// A value assigned to a secret-looking name, at least this long: see [`looks_assigned`].
     Assigned(usize),
 }
@@ -34,14 +36,16 @@ impl Check {
         match self {
             Check::PemBody => has_base64_run(secret, 40),
             // A checksum that holds cannot be typed by chance: whatever the token looks like,
-            // it was issued.
-            Check::Crc32Base62 => has_crc32_checksum(secret),
+            // it was issued. One that fails proves nothing (a token cut, mistyped or made up
+            // is still one to every scanner): the token is then judged by its look.
+            Check::Crc32Base62 => has_crc32_checksum(secret) || !is_placeholder(secret),
             _ if is_placeholder(secret) => false,
             Check::Format => true,
             Check::Jwt => is_jwt(secret),
             Check::DiscordId => is_discord_token(secret),
             Check::RandomLetters => letters_look_random(secret.rsplit('_').next().unwrap_or(secret)),
             Check::Password => is_password(secret),
+            Check::BasicAuth => is_basic_auth(secret),
             // A value followed by `(` is a call (`getpass()`, `parenthesized!(…)`): code.
             Check::Assigned(min) => {
                 let quoted = after.trim_start_matches('\\').starts_with(['"', '\'', '`']);
@@ -51,42 +55,79 @@ impl Check {
     }
 }
 
+/// Example keys that vendors document and people paste as they are; their placeholder word
+/// runs into the letters around it, so the word test alone misses them.
+const DOCUMENTED: [&str; 2] = ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY"];
+
+/// The words and signs that mark a placeholder (see [`is_placeholder`]).
+const MARKS: [&str; 22] = [
+    "example",
+    "xxxx",
+    "your",
+    "placeholder",
+    "changeme",
+    "change_me",
+    "change-me",
+    "dummy",
+    "sample",
+    "redacted",
+    "fake",
+    "replace",
+    "insert",
+    "_here",
+    "-here",
+    "****",
+    "...",
+    "…",
+    "${",
+    "{{",
+    "}}",
+    "$(",
+];
+
 /// Placeholders and references that stand for a secret without being one: `<your-key>`,
-/// `sk-...`, `YOUR_TOKEN_HERE`, `xxxx`, `${TOKEN}`, `{{ secrets.X }}`, `****`, AWS's
-/// documented `…EXAMPLE` keys, and runs of one repeated or sequential character.
+/// `sk-...`, `YOUR_TOKEN_HERE`, `xxxx`, `${TOKEN}`, `$DB_PASSWORD`, `%PASSWORD%`,
+/// `{{ secrets.X }}`, `****`, AWS's documented `…EXAMPLE` keys, and runs of one repeated or
+/// sequential character.
 ///
 /// A word counts only as a person types it into a placeholder: in one case (or capitalized)
 /// and with no letter against it (`YOUR_KEY`, `7EXAMPLE`). Random tokens hold such words
 /// too, in among other letters (`dyoURLo`, `XfakeQ`): taking those for placeholders let a
-/// real key through now and then.
+/// real key through now and then. A key with such a word beside it (`…_EXAMPLE`) is still
+/// a placeholder here; the detector takes the words out ([`without_placeholders`]) and asks
+/// whether what is left is still a secret.
 pub fn is_placeholder(v: &str) -> bool {
-    const MARKS: [&str; 22] = [
-        "example",
-        "xxxx",
-        "your",
-        "placeholder",
-        "changeme",
-        "change_me",
-        "change-me",
-        "dummy",
-        "sample",
-        "redacted",
-        "fake",
-        "replace",
-        "insert",
-        "_here",
-        "-here",
-        "****",
-        "...",
-        "…",
-        "${",
-        "{{",
-        "}}",
-        "$(",
-    ];
-    if v.starts_with(['<', '$', '%', '@', '&']) || v.ends_with(['>', '%']) {
-        return true;
+    DOCUMENTED.contains(&v)
+        || v.starts_with('<')
+        || v.ends_with('>')
+        || is_reference(v)
+        || !placeholder_spans(v).is_empty()
+}
+
+/// `v` without the placeholder words, fillers (`...`, `****`) and runs that
+/// [`is_placeholder`] sees in it; `None` when there are none, or when `v` is a placeholder
+/// by its form (`<…>`, a reference, a template, a redaction marker) and so wholly one.
+pub fn without_placeholders(v: &str) -> Option<String> {
+    const FORMS: [&str; 5] = ["${", "{{", "}}", "$(", "[REDACTED"];
+    if v.starts_with('<') || v.ends_with('>') || is_reference(v) || FORMS.iter().any(|f| v.contains(f)) {
+        return None;
     }
+    let spans = placeholder_spans(v);
+    if spans.is_empty() {
+        return None;
+    }
+    let b = v.as_bytes();
+    let mut keep = vec![true; b.len()];
+    for r in spans {
+        keep[r].iter_mut().for_each(|k| *k = false);
+    }
+    let kept: Vec<u8> = b.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| *c).collect();
+    Some(String::from_utf8_lossy(&kept).into_owned())
+}
+
+/// Where `v` holds a placeholder word (see [`is_placeholder`]) or a run of 8+ repeated or
+/// sequential characters.
+fn placeholder_spans(v: &str) -> Vec<std::ops::Range<usize>> {
     let lower = v.to_ascii_lowercase();
     let b = v.as_bytes();
     let letter_at = |i: Option<usize>| i.and_then(|i| b.get(i)).is_some_and(u8::is_ascii_alphabetic);
@@ -100,24 +141,70 @@ pub fn is_placeholder(v: &str) -> bool {
         let ends_clear = !mark[mark.len() - 1].is_ascii_alphabetic() || !letter_at(Some(end));
         one_case && starts_clear && ends_clear
     };
-    if MARKS.iter().any(|m| lower.match_indices(m).any(|(at, _)| typed(m, at))) {
-        return true;
-    }
-    has_monotone_run(b, 8)
+    let mut spans: Vec<std::ops::Range<usize>> = MARKS
+        .iter()
+        .flat_map(|m| lower.match_indices(m).filter(|(at, _)| typed(m, *at)).map(|(at, m)| at..at + m.len()))
+        .collect();
+    spans.extend(monotone_runs(b, 8));
+    spans
 }
 
-/// True when `b` holds `len` bytes in a row that repeat one byte or count up by one
+/// A variable or template standing for the value: `${X}`, `$(cmd)`, `$env:X`, `$DB_PASS`,
+/// `$password`, `%PASSWORD%`, `%(pw)s`, `@password`, `&password`. A password may begin with
+/// those signs too (`$3cr3t!`, `@dm1n`, `%Tr0ub4dor`, `&x9Kq…`): a sign before a plain name
+/// is a reference, before anything else a password.
+fn is_reference(v: &str) -> bool {
+    let name = |s: &str| {
+        let b = s.as_bytes();
+        !b.is_empty()
+            && (b[0].is_ascii_alphabetic() || b[0] == b'_')
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    // Names as code writes them: UPPER_SNAKE (digits allowed), or letters and `_` alone.
+    let code_name = |s: &str| {
+        name(s)
+            && (s.bytes().all(|c| !c.is_ascii_lowercase()) || s.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_'))
+    };
+    match v.as_bytes().first() {
+        Some(b'$') => {
+            let rest = &v[1..];
+            rest.starts_with(['{', '(']) || rest.starts_with("env:") || code_name(rest)
+        }
+        Some(b'%') => {
+            let rest = &v[1..];
+            rest.strip_suffix('%').is_some_and(name)
+                || (rest.starts_with('(') && rest.contains(")s"))
+                || matches!(rest, "s" | "d")
+        }
+        Some(b'@' | b'&') => code_name(&v[1..]) || v[1..].starts_with('{'),
+        _ => false,
+    }
+}
+
+/// The runs of `len` or more bytes of `b` that repeat one byte or count up by one
 /// (`00000000`, `abcdefgh`, `12345678`), as typed placeholders do and random text rarely does.
-fn has_monotone_run(b: &[u8], len: usize) -> bool {
-    let (mut same, mut step) = (1, 1);
-    for w in b.windows(2) {
-        same = if w[1] == w[0] { same + 1 } else { 1 };
-        step = if w[1] == w[0].wrapping_add(1) && w[1].is_ascii_alphanumeric() { step + 1 } else { 1 };
-        if same >= len || step >= len {
-            return true;
+fn monotone_runs(b: &[u8], len: usize) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let (mut same, mut step) = (0, 0);
+    for i in 1..=b.len() {
+        let more = i < b.len();
+        let same_on = more && b[i] == b[i - 1];
+        let step_on = more && b[i] == b[i - 1].wrapping_add(1) && b[i].is_ascii_alphanumeric();
+        // `same` and `step` are where the current runs began.
+        if !same_on {
+            if i - same >= len {
+                runs.push(same..i);
+            }
+            same = i;
+        }
+        if !step_on {
+            if i - step >= len {
+                runs.push(step..i);
+            }
+            step = i;
         }
     }
-    false
+    runs
 }
 
 const BASE62: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -199,6 +286,16 @@ fn letters_look_random(s: &str) -> bool {
     let switches = b.windows(2).filter(|w| w[0].is_ascii_uppercase() != w[1].is_ascii_uppercase()).count();
     let capital_pairs = b.windows(2).filter(|w| w[0].is_ascii_uppercase() && w[1].is_ascii_uppercase()).count();
     switches * 3 >= b.len() || (capital_pairs >= 3 && switches * 5 >= b.len())
+}
+
+fn is_basic_auth(v: &str) -> bool {
+    let Some(plain) = base64_decode(v).and_then(|b| String::from_utf8(b).ok()) else { return false };
+    plain.split_once(':').is_some_and(|(user, pass)| {
+        !pass.is_empty()
+            && plain.chars().all(|c| !c.is_control())
+            && !user.contains(char::is_whitespace)
+            && is_password(pass)
+    })
 }
 
 fn is_password(v: &str) -> bool {

@@ -7,9 +7,11 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
-use regex::Regex;
+use regex::{Captures, Match, Regex};
 
+use super::check;
 use super::rules::{Anchor, Rule, RULES};
+use super::view::View;
 use crate::bound::{ceil_boundary, floor_boundary};
 
 /// One secret found in a text.
@@ -166,9 +168,10 @@ impl Detector {
         hits
     }
 
-    /// True when some rule could match `text` (a cheap test: anchors only).
+    /// True when some rule could match `text` or its decoded [`View`] (a cheap test: anchors
+    /// only).
     pub fn may_match(&self, text: &str) -> bool {
-        self.candidates(text).set != 0
+        self.candidates(text).set != 0 || View::of(text).is_some_and(|v| self.candidates(&v.text).set != 0)
     }
 
     /// Where the longest suffix of `text` that is the start of an anchor literal (not the
@@ -190,8 +193,24 @@ impl Detector {
         })
     }
 
-    /// Every secret in `text`, without overlaps, in text order.
+    /// Every secret in `text`, without overlaps, in text order: those of the text as it
+    /// stands, then those its decoded [`View`] adds, each over its whole original span.
     pub fn find(&self, text: &str) -> Vec<Finding> {
+        let mut found = self.find_plain(text);
+        if let Some(view) = View::of(text) {
+            for f in self.find_plain(&view.text) {
+                let range = view.original_range(f.range);
+                if !range.is_empty() && !found.iter().any(|g| g.range.start < range.end && range.start < g.range.end) {
+                    found.push(Finding { range, rule: f.rule });
+                }
+            }
+            found.sort_by_key(|f| f.range.start);
+        }
+        found
+    }
+
+    /// Every secret in `text` as it stands, without overlaps, in text order.
+    fn find_plain(&self, text: &str) -> Vec<Finding> {
         let hits = self.candidates(text);
         let mut found: Vec<Finding> = Vec::new();
         // The rules with an anchor, in table order: the set's bits, lowest first.
@@ -243,10 +262,27 @@ impl Detector {
             if range.is_empty() || found.iter().any(|f| f.range.start < range.end && range.start < f.range.end) {
                 continue;
             }
-            if rule.check.accepts(m.as_str(), &text[range.end..]) {
+            let after = &text[range.end..];
+            if rule.check.accepts(m.as_str(), after) || self.key_beside_placeholder(i, &caps, &m, after) {
                 found.push(Finding { range, rule: i });
             }
         }
+    }
+
+    /// True when the secret `m` of match `caps` of rule `i`, rejected for a placeholder word
+    /// or run in it, is a secret all the same once they are taken out: only a value that is
+    /// wholly a placeholder is one. `AKIAIOSFODNN7EXAMPLE` (AWS's documented example) is
+    /// too short without `EXAMPLE`; a real key with `_EXAMPLE` or `-dummy` after it is not.
+    fn key_beside_placeholder(&self, i: usize, caps: &Captures<'_>, m: &Match<'_>, after: &str) -> bool {
+        let secret = m.as_str();
+        let Some(rest) = check::without_placeholders(secret) else { return false };
+        let Some(whole) = caps.get(0) else { return false };
+        let (from, to) = (m.start() - whole.start(), m.end() - whole.start());
+        let rebuilt = format!("{}{rest}{}", &whole.as_str()[..from], &whole.as_str()[to..]);
+        self.regex(i).captures(&rebuilt).is_some_and(|c| {
+            let Some(m) = c.iter().skip(1).flatten().next().or_else(|| c.get(0)) else { return false };
+            self.rules[i].check.accepts(m.as_str(), after)
+        })
     }
 
     /// The rule a finding came from.

@@ -111,6 +111,11 @@ impl Summarizer {
         run.counted.invalid += 1;
     }
 
+    /// Counts an input file that could not be read (`what`: its name and why).
+    pub fn unreadable(&mut self, what: &str) {
+        self.done.count_unreadable(what);
+    }
+
     /// The report; a stream that ended without a `summary` record is incomplete.
     pub fn finish(mut self) -> Report {
         if self.run.active {
@@ -441,6 +446,7 @@ fn input_of(h: &InputHealth) -> Input {
         raw: h.raw,
         unknown_types: h.unknown_types,
         oversized: h.oversized,
+        unreadable: h.unreadable,
         ..Input::default()
     };
     h.redactions.iter().for_each(|(k, v)| input.redactions.add(k, *v));

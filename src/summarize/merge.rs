@@ -66,6 +66,13 @@ impl Merger {
         self.add_stream(StreamInput { key, input: Input { invalid: 1, ..Input::default() } });
     }
 
+    /// Counts an input file that could not be read, as a stream of its own known by `what`
+    /// (its name and why), so that merging two reports that both missed it counts it once.
+    pub fn count_unreadable(&mut self, what: &str) {
+        let key = Key::default().then(super::key::line_digest(format!("unreadable {what}").as_bytes()));
+        self.add_stream(StreamInput { key, input: Input { unreadable: 1, ..Input::default() } });
+    }
+
     /// The merged report, runs ordered by session id and key, streams by key.
     pub fn finish(self) -> Report {
         let mut sessions: Vec<SessionReport> = self.runs.into_values().collect();

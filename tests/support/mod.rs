@@ -194,7 +194,7 @@ pub fn event(seq: u64, body: minicode_output::event::Body) -> minicode_output::e
         severity: Severity::Info,
         status: None,
         visibility: Visibility::ALL,
-        raw_ref: RawRef { line: seq, end_line: None },
+        raw_ref: RawRef::span(seq, seq),
         body,
     }
 }

@@ -25,7 +25,10 @@ impl Human {
         if let Some(p) = &ev.parent_id {
             h.push_str(&format!("  parentId={}", clean(p)));
         }
-        let r = ev.raw_ref;
+        let r = &ev.raw_ref;
+        if let Some(file) = &r.file {
+            h.push_str(&format!("  {}", clean(file)));
+        }
         h.push_str(&match r.end_line {
             Some(end) => format!("  lines {}-{end}", r.line),
             None => format!("  line {}", r.line),

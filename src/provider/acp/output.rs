@@ -8,13 +8,16 @@
 //!   carries Claude Code's structured stdout/stderr;
 //! - OpenCode: cumulative text `content`, then `rawOutput.output` and `rawOutput.metadata.exit`;
 //! - Auggie: `<output>`, `<stderr>` and `<return-code>` inside `rawOutput.output`;
-//! - OMP: cumulative `content` with the command echoed first (the engine removes the echo).
+//! - OMP: cumulative `content` with the command echoed first (the engine removes the echo);
+//! - Copilot: `rawOutput.content` ending in a `<shellId: N completed with exit code N>` line
+//!   (removed: metadata), and the exit code in `rawOutput.contents[]`'s `shell_exit` item.
 //!
 //! This module only reads; the engine weighs exit sources and accumulates the text.
 
 use serde_json::Value;
 
 use super::wire::{ToolCall, ToolContent};
+use crate::provider::copilot::without_shell_trailer;
 use crate::engine::{parse_exit_prefix, ExitSource, ToolStatus, Update};
 use crate::event::Stream;
 
@@ -111,8 +114,11 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
             !texts.is_empty()
         }
         Value::Object(map) => {
-            let exit =
-                ["exit_code", "exitCode"].iter().find_map(|k| map.get(*k)).or_else(|| v.pointer("/metadata/exit"));
+            let exit = ["exit_code", "exitCode"]
+                .iter()
+                .find_map(|k| map.get(*k))
+                .or_else(|| v.pointer("/metadata/exit"))
+                .or_else(|| shell_exit(v));
             if let Some(code) = exit.and_then(Value::as_i64) {
                 r.exits.push((ExitSource::Structured, code));
             }
@@ -120,9 +126,10 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
                 r.truncated = true;
             }
             let text = |k: &str| map.get(k).and_then(Value::as_str);
-            match (text("formatted_output"), text("aggregated_output").or_else(|| text("output"))) {
+            let whole = text("aggregated_output").or_else(|| text("output")).or_else(|| text("content"));
+            match (text("formatted_output"), whole) {
                 (Some(formatted), _) if !is_shortened(formatted) => final_text(r, formatted, cx),
-                (_, Some(whole)) => final_text(r, whole, cx),
+                (_, Some(whole)) => final_text(r, without_shell_trailer(whole), cx),
                 (Some(preview), None) => r.piece(Stream::Combined, Update::Preview, preview),
                 (None, None) => return structured_streams(r, v, Update::Final),
             }
@@ -130,6 +137,12 @@ fn raw_output(r: &mut Reading, v: &Value, cx: Context) -> bool {
         }
         _ => false,
     }
+}
+
+/// Copilot's exit code: `rawOutput.contents[]` holds a `shell_exit` item with `exitCode`.
+fn shell_exit(v: &Value) -> Option<&Value> {
+    let contents = v.get("contents")?.as_array()?;
+    contents.iter().find(|c| c.get("type").and_then(Value::as_str) == Some("shell_exit"))?.get("exitCode")
 }
 
 /// Claude Code's failed Bash result starts `Exit code N`: that line is metadata (the exit,

@@ -1,0 +1,523 @@
+//! `atif`: each session as one trajectory of the Agent Trajectory Interchange Format
+//! ([`ATIF_VERSION`], Harbor's RFC 0001 `trajectory-format`), an indented JSON document. One
+//! session gives one document; several give a JSON array of them, in order of appearance.
+//!
+//! Steps follow the run: a prompt is a `user` step; the agent's text, reasoning and tool calls
+//! are `agent` steps, a new one beginning when the agent speaks again after tool results came
+//! back; each tool's result is an observation in the step that called it, with the outcome,
+//! exit code and error in its `extra` (ATIF has no status of its own); warnings, approvals,
+//! compactions and turns that did not complete are `system` steps. A turn's usage is the
+//! metrics of its last agent step, and `final_metrics` adds up the session. ATIF counts
+//! cached tokens inside `prompt_tokens`; figures the input never gave stay absent.
+//!
+//! A child agent's events (`parentId`) make a trajectory of their own, embedded in the
+//! session's `subagent_trajectories` and named by a `subagent_trajectory_ref` in the result
+//! of the call that spawned it. A document is written when its session ends (another
+//! session's events begin, or the input ends), so memory holds one session, each text
+//! bounded like every field of the contract.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{output_text, prompt_tokens, Flow, Projection};
+use crate::bound::{bound, Keep};
+use crate::engine::DEFAULT_FIELD_BOUND;
+use crate::event::{Body, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+
+/// The ATIF version written (`schema_version`).
+pub const ATIF_VERSION: &str = "ATIF-v1.8";
+
+/// The ATIF projection.
+#[derive(Debug, Default)]
+pub struct Atif {
+    current: Option<Session>,
+    /// The first document, held until it is known whether another follows.
+    first: Option<String>,
+    written: usize,
+}
+
+/// One session being built.
+#[derive(Debug, Default)]
+struct Session {
+    id: String,
+    /// When the session's first event happened.
+    began: Option<String>,
+    provider: Option<String>,
+    version: Option<String>,
+    model: Option<String>,
+    root: Builder,
+    /// Child agents in order of appearance, by the call that spawned them.
+    subagents: Vec<(String, Builder)>,
+    /// Which trajectory holds each tool call (`None`: the root).
+    owner: HashMap<String, Option<usize>>,
+    usage: Usage,
+}
+
+/// The steps of one trajectory.
+#[derive(Debug, Default)]
+struct Builder {
+    steps: Vec<Step>,
+    /// The agent step taking text and calls, until tool results come back.
+    open: Option<usize>,
+    /// The step of each tool call.
+    calls: HashMap<String, usize>,
+    last_agent: Option<usize>,
+    usage: Usage,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct Trajectory {
+    schema_version: &'static str,
+    session_id: Option<String>,
+    trajectory_id: Option<String>,
+    agent: Agent,
+    steps: Vec<Step>,
+    final_metrics: Option<FinalMetrics>,
+    extra: Option<Value>,
+    subagent_trajectories: Option<Vec<Trajectory>>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct Agent {
+    name: String,
+    version: String,
+    model_name: Option<String>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct Step {
+    step_id: usize,
+    timestamp: Option<String>,
+    source: &'static str,
+    message: String,
+    reasoning_content: Option<String>,
+    tool_calls: Option<Vec<ToolCall>>,
+    observation: Option<Observation>,
+    metrics: Option<Metrics>,
+    extra: Option<Value>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct ToolCall {
+    tool_call_id: String,
+    function_name: String,
+    arguments: Value,
+    extra: Option<Value>,
+}
+
+#[derive(Debug, Serialize)]
+struct Observation {
+    results: Vec<ObservationResult>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct ObservationResult {
+    source_call_id: Option<String>,
+    content: Option<String>,
+    subagent_trajectory_ref: Option<Vec<SubagentRef>>,
+    extra: Option<Value>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct SubagentRef {
+    trajectory_id: String,
+    session_id: Option<String>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Default, Serialize)]
+struct Metrics {
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+    cached_tokens: Option<u64>,
+    cost_usd: Option<f64>,
+}
+
+#[serde_with::skip_serializing_none]
+#[derive(Debug, Serialize)]
+struct FinalMetrics {
+    total_prompt_tokens: Option<u64>,
+    total_completion_tokens: Option<u64>,
+    total_cached_tokens: Option<u64>,
+    total_cost_usd: Option<f64>,
+    total_steps: Option<usize>,
+}
+
+impl Metrics {
+    fn of(u: &Usage) -> Option<Metrics> {
+        let m = Metrics {
+            prompt_tokens: prompt_tokens(u),
+            completion_tokens: u.output_tokens,
+            cached_tokens: u.cache_read,
+            cost_usd: u.cost_usd,
+        };
+        (!u.is_empty()).then_some(m)
+    }
+}
+
+/// Appends to a text held until its step is written, keeping it near the field bound.
+fn append(text: &mut String, delta: &str) {
+    text.push_str(delta);
+    if text.len() > 2 * DEFAULT_FIELD_BOUND {
+        bound(text, DEFAULT_FIELD_BOUND, Keep::HeadTail);
+    }
+}
+
+/// A tool's arguments as ATIF wants them: a JSON object.
+fn arguments(t: &ToolStarted) -> Value {
+    match (&t.input, &t.command) {
+        (Some(Value::Object(m)), _) => Value::Object(m.clone()),
+        (Some(v), _) => json!({ "input": v }),
+        (None, Some(c)) => json!({ "command": c }),
+        (None, None) => json!({}),
+    }
+}
+
+impl Builder {
+    fn push(&mut self, source: &'static str, ev: &Event, message: String, extra: Option<Value>) -> usize {
+        self.open = None;
+        self.steps.push(Step {
+            step_id: self.steps.len() + 1,
+            timestamp: Some(ev.timestamp.clone()),
+            source,
+            message,
+            reasoning_content: None,
+            tool_calls: None,
+            observation: None,
+            metrics: None,
+            extra,
+        });
+        self.steps.len() - 1
+    }
+
+    /// The agent step taking what the agent says next.
+    fn agent_step(&mut self, ev: &Event) -> &mut Step {
+        let i = match self.open {
+            Some(i) if self.steps[i].observation.is_none() => i,
+            _ => {
+                let i = self.push("agent", ev, String::new(), None);
+                self.open = Some(i);
+                i
+            }
+        };
+        self.last_agent = Some(i);
+        &mut self.steps[i]
+    }
+
+    fn tool_started(&mut self, ev: &Event, t: &ToolStarted) {
+        let step = self.agent_step(ev);
+        let mut extra = json!({ "kind": t.kind.as_str(), "qualified": t.qualified });
+        if let Some(target) = &t.target {
+            extra["target"] = target.as_str().into();
+        }
+        let call = ToolCall {
+            tool_call_id: t.tool_call_id.clone(),
+            function_name: t.name.clone(),
+            arguments: arguments(t),
+            extra: Some(extra),
+        };
+        step.tool_calls.get_or_insert_with(Vec::new).push(call);
+        let i = self.open.expect("agent_step opened it");
+        self.calls.insert(t.tool_call_id.clone(), i);
+    }
+
+    fn tool_ended(&mut self, ev: &Event, t: &ToolEnded) {
+        let i = match self.calls.get(&t.tool_call_id) {
+            Some(&i) => i,
+            None => {
+                // A result whose call the input never showed: the call is stated with it.
+                let started = ToolStarted {
+                    tool_call_id: t.tool_call_id.clone(),
+                    name: t.name.clone(),
+                    qualified: t.name.clone(),
+                    kind: t.kind,
+                    target: None,
+                    input: None,
+                    command: None,
+                    cwd: None,
+                };
+                self.tool_started(ev, &started);
+                self.calls[&t.tool_call_id]
+            }
+        };
+        let mut extra = json!({ "outcome": t.outcome.as_str() });
+        let mut content = None;
+        if let Some(o) = &t.output {
+            if let Some(code) = o.exit_code {
+                extra["exit_code"] = code.into();
+            }
+            if o.truncated {
+                extra["truncated"] = true.into();
+            }
+            let mut text = output_text(o);
+            bound(&mut text, DEFAULT_FIELD_BOUND, Keep::HeadTail);
+            content = Some(text);
+        }
+        if let Some(d) = t.duration_ms {
+            extra["duration_ms"] = d.into();
+        }
+        if let Some(e) = &t.error {
+            extra["error"] = json!({ "category": e.category.as_str(), "message": e.message });
+            content = content.filter(|c| !c.is_empty()).or_else(|| Some(e.message.clone()));
+        }
+        let result = ObservationResult {
+            source_call_id: Some(t.tool_call_id.clone()),
+            content,
+            subagent_trajectory_ref: None,
+            extra: Some(extra),
+        };
+        self.steps[i].observation.get_or_insert_with(|| Observation { results: Vec::new() }).results.push(result);
+    }
+
+    /// Names the trajectory of the agent spawned by `call` in the call's result.
+    fn link(&mut self, ev_session: &str, call: &str, trajectory_id: String) {
+        let reference = SubagentRef { trajectory_id, session_id: Some(ev_session.to_owned()) };
+        let Some(&i) = self.calls.get(call) else { return };
+        let obs = self.steps[i].observation.get_or_insert_with(|| Observation { results: Vec::new() });
+        match obs.results.iter_mut().find(|r| r.source_call_id.as_deref() == Some(call)) {
+            Some(r) => r.subagent_trajectory_ref.get_or_insert_with(Vec::new).push(reference),
+            None => obs.results.push(ObservationResult {
+                source_call_id: Some(call.to_owned()),
+                content: None,
+                subagent_trajectory_ref: Some(vec![reference]),
+                extra: Some(json!({ "outcome": Outcome::Interrupted.as_str() })),
+            }),
+        }
+    }
+
+    fn event(&mut self, ev: &Event) {
+        match &ev.body {
+            Body::TurnStarted(t) => {
+                if let Some(p) = &t.prompt {
+                    self.push("user", ev, p.clone(), None);
+                }
+            }
+            Body::Text(t) => match t.role {
+                Role::Assistant => append(&mut self.agent_step(ev).message, &t.delta),
+                Role::User => {
+                    self.push("user", ev, t.delta.clone(), None);
+                }
+                Role::System => {
+                    self.push("system", ev, t.delta.clone(), None);
+                }
+            },
+            Body::Reasoning(r) => {
+                append(self.agent_step(ev).reasoning_content.get_or_insert_with(String::new), &r.delta)
+            }
+            Body::ToolStarted(t) => self.tool_started(ev, t),
+            Body::ToolEnded(t) => self.tool_ended(ev, t),
+            Body::Usage(u) => {
+                self.usage.add(u);
+                if let Some(i) = self.last_agent {
+                    let mut total = Usage::default();
+                    if let Some(m) = &self.steps[i].metrics {
+                        total = Usage {
+                            input_tokens: None,
+                            output_tokens: m.completion_tokens,
+                            cache_read: m.cached_tokens,
+                            cache_write: None,
+                            cost_usd: m.cost_usd,
+                        };
+                        // The step's prompt count already holds the cache reads and writes.
+                        total.input_tokens = m.prompt_tokens.map(|p| p.saturating_sub(m.cached_tokens.unwrap_or(0)));
+                    }
+                    total.add(u);
+                    self.steps[i].metrics = Metrics::of(&total);
+                }
+            }
+            Body::Warning(w) => {
+                self.push("system", ev, w.message.clone(), Some(json!({ "minicode_type": "warning" })));
+            }
+            Body::ContextCompacted(c) => {
+                let extra = json!({ "minicode_type": "context.compacted", "reason": c.reason });
+                self.push("system", ev, format!("context compacted ({})", c.reason), Some(extra));
+            }
+            Body::ApprovalRequested(a) | Body::ApprovalSettled(a) => {
+                let extra =
+                    serde_json::to_value(a).ok().map(|v| json!({ "minicode_type": ev.type_name(), "approval": v }));
+                let what = a.title.clone().unwrap_or_else(|| a.approval_id.clone());
+                self.push("system", ev, format!("{}: {what}", ev.type_name()), extra);
+            }
+            Body::TurnEnded(t) if t.outcome != Outcome::Completed => {
+                let message =
+                    t.error.as_ref().map_or_else(|| format!("turn {}", t.outcome.as_str()), |e| e.message.clone());
+                let mut extra = json!({ "minicode_type": ev.type_name(), "outcome": t.outcome.as_str() });
+                if let Some(e) = &t.error {
+                    extra["error"] = json!({ "category": e.category.as_str(), "message": e.message });
+                }
+                self.push("system", ev, message, Some(extra));
+            }
+            _ => {}
+        }
+    }
+
+    fn finish(mut self, began: Option<&String>) -> (Vec<Step>, Usage) {
+        if self.steps.is_empty() {
+            // ATIF requires a step; a session that said nothing still began.
+            self.steps.push(Step {
+                step_id: 1,
+                timestamp: began.cloned(),
+                source: "system",
+                message: "session started".into(),
+                reasoning_content: None,
+                tool_calls: None,
+                observation: None,
+                metrics: None,
+                extra: None,
+            });
+        }
+        for s in &mut self.steps {
+            bound(&mut s.message, DEFAULT_FIELD_BOUND, Keep::HeadTail);
+            if let Some(r) = &mut s.reasoning_content {
+                bound(r, DEFAULT_FIELD_BOUND, Keep::HeadTail);
+            }
+        }
+        (self.steps, self.usage)
+    }
+}
+
+fn final_metrics(u: &Usage, steps: usize) -> FinalMetrics {
+    FinalMetrics {
+        total_prompt_tokens: prompt_tokens(u),
+        total_completion_tokens: u.output_tokens,
+        total_cached_tokens: u.cache_read,
+        total_cost_usd: u.cost_usd,
+        total_steps: Some(steps),
+    }
+}
+
+impl Session {
+    fn agent(&self) -> Agent {
+        Agent {
+            name: self.provider.clone().unwrap_or_else(|| "unknown".into()),
+            version: self.version.clone().unwrap_or_else(|| "unknown".into()),
+            model_name: self.model.clone(),
+        }
+    }
+
+    fn trajectory_id(&self, call: &str) -> String {
+        format!("{}/{call}", self.id)
+    }
+
+    fn event(&mut self, ev: &Event) {
+        if let Body::SessionStarted(s) = &ev.body {
+            self.provider = Some(s.provider.clone());
+            self.version = s.provider_version.clone();
+            self.model = s.model.clone();
+        }
+        if let Body::Usage(u) = &ev.body {
+            self.usage.add(u);
+        }
+        let at = match &ev.parent_id {
+            None => None,
+            Some(p) => Some(match self.subagents.iter().position(|(c, _)| c == p) {
+                Some(i) => i,
+                None => {
+                    self.subagents.push((p.clone(), Builder::default()));
+                    self.subagents.len() - 1
+                }
+            }),
+        };
+        if let Body::ToolStarted(t) = &ev.body {
+            self.owner.insert(t.tool_call_id.clone(), at);
+        }
+        match at {
+            None => self.root.event(ev),
+            Some(i) => self.subagents[i].1.event(ev),
+        }
+    }
+
+    fn finish(mut self) -> Trajectory {
+        let links: Vec<(String, String)> =
+            self.subagents.iter().map(|(call, _)| (call.clone(), self.trajectory_id(call))).collect();
+        for (call, id) in links {
+            match self.owner.get(&call).copied().flatten() {
+                Some(i) => self.subagents[i].1.link(&self.id, &call, id),
+                None => self.root.link(&self.id, &call, id),
+            }
+        }
+        let agent = self.agent();
+        let subagents: Vec<Trajectory> = std::mem::take(&mut self.subagents)
+            .into_iter()
+            .map(|(call, b)| {
+                let (steps, usage) = b.finish(self.began.as_ref());
+                let id = self.trajectory_id(&call);
+                Trajectory {
+                    schema_version: ATIF_VERSION,
+                    session_id: Some(self.id.clone()),
+                    trajectory_id: Some(id),
+                    agent: self.agent(),
+                    final_metrics: Some(final_metrics(&usage, steps.len())),
+                    steps,
+                    extra: Some(json!({ "parent_tool_call_id": call })),
+                    subagent_trajectories: None,
+                }
+            })
+            .collect();
+        let (steps, _) = self.root.finish(self.began.as_ref());
+        Trajectory {
+            schema_version: ATIF_VERSION,
+            session_id: Some(self.id.clone()),
+            trajectory_id: None,
+            agent,
+            final_metrics: Some(final_metrics(&self.usage, steps.len())),
+            steps,
+            extra: None,
+            subagent_trajectories: (!subagents.is_empty()).then_some(subagents),
+        }
+    }
+}
+
+impl Atif {
+    /// Writes the finished session's document, or holds it if it is the first.
+    fn close(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let Some(session) = self.current.take() else { return Ok(()) };
+        let doc = serde_json::to_string_pretty(&session.finish())?;
+        self.written += 1;
+        match self.written {
+            1 => self.first = Some(doc),
+            2 => {
+                let held = self.first.take().unwrap_or_default();
+                write!(out, "[\n{held},\n{doc}")?;
+            }
+            _ => write!(out, ",\n{doc}")?,
+        }
+        Ok(())
+    }
+}
+
+impl Projection for Atif {
+    fn event(&mut self, ev: &Event, out: &mut dyn Write) -> Flow {
+        if matches!(ev.body, Body::Summary(_)) {
+            return Ok(ControlFlow::Continue(()));
+        }
+        if self.current.as_ref().is_some_and(|s| s.id != ev.session_id) {
+            self.close(out)?;
+        }
+        let new = || Session { id: ev.session_id.clone(), began: Some(ev.timestamp.clone()), ..Session::default() };
+        self.current.get_or_insert_with(new).event(ev);
+        Ok(ControlFlow::Continue(()))
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.close(out)?;
+        match self.written {
+            0 => out.write_all(b"[]\n"),
+            1 => {
+                let doc = self.first.take().unwrap_or_default();
+                writeln!(out, "{doc}")
+            }
+            _ => out.write_all(b"\n]\n"),
+        }
+    }
+}
