@@ -17,6 +17,7 @@ pub mod check;
 pub mod control;
 pub mod detect;
 pub mod json;
+pub mod lead;
 pub mod rules;
 pub mod stream;
 pub mod text;

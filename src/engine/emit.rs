@@ -23,8 +23,10 @@ impl Engine {
     }
 
     pub(super) fn emit(&mut self, body: Body, meta: Meta) {
-        let line = self.line;
-        let mut first = self.pending_since.take().unwrap_or(line);
+        // Lines are 1-based: an event before any line (the summary of empty input) cites
+        // the first.
+        let line = self.line.max(1);
+        let mut first = self.pending_since.take().unwrap_or(line).max(1);
         if let Some((_, (from, _))) = meta.held {
             first = first.min(from);
         }

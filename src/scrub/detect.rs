@@ -11,6 +11,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
 use regex::{Captures, Match, Regex};
 
 use super::check;
+use super::lead::Leads;
 use super::rules::{Anchor, Rule, RULES};
 use super::view::View;
 use crate::bound::{ceil_boundary, floor_boundary};
@@ -51,6 +52,8 @@ pub struct Detector {
     regexes: Vec<OnceLock<Regex>>,
     /// Every anchor literal, for [`Detector::partial_anchor_at_end`].
     literals: Vec<String>,
+    /// Where a match may begin, for [`Detector::open_match_from`].
+    leads: Leads,
 }
 
 /// A hand-written test for a rule's anchor (see [`Anchor::Scan`]).
@@ -140,6 +143,7 @@ impl Detector {
             scans,
             regexes: rules.iter().map(|_| OnceLock::new()).collect(),
             literals,
+            leads: Leads::new(rules),
         }
     }
 
@@ -200,6 +204,12 @@ impl Detector {
             .filter_map(|l| (1..l.len().min(b.len() + 1)).rev().find(|&k| b.ends_with(&l.as_bytes()[..k])))
             .max()?;
         Some(b.len() - longest)
+    }
+
+    /// Where the earliest match that the text after `text` could still complete begins,
+    /// for the rules whose matches begin with a known literal (see [`Leads`]).
+    pub fn open_match_from(&self, text: &str) -> Option<usize> {
+        self.leads.open_match_from(text)
     }
 
     fn regex(&self, i: usize) -> &Regex {

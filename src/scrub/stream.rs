@@ -28,7 +28,9 @@ pub const MAX_WAITING: usize = 256;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), an unfinished PEM block; at most [`MAX_HOLD`] bytes.
+/// value may follow), a match the next text could complete from its first bytes on (the
+/// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
+/// at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
     let floor = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
     let window = &text[floor..];
@@ -42,6 +44,9 @@ pub fn hold_from(text: &str) -> usize {
     let line = memchr::memrchr(b'\n', window.as_bytes()).map_or(0, |i| i + 1);
     if line < from && detector.may_match(&window[line..]) {
         from = line;
+    }
+    if let Some(p) = detector.open_match_from(window) {
+        from = from.min(p);
     }
     if let Some(begin) = memchr::memmem::rfind(window.as_bytes(), b"-----BEGIN") {
         if memchr::memmem::find(&window.as_bytes()[begin..], b"-----END").is_none() {
@@ -228,6 +233,13 @@ mod tests {
     fn a_line_with_a_keyword_is_held_whole() {
         let text = "done\nexport password = hunter";
         assert_eq!(hold_from(text), "done\n".len());
+    }
+
+    #[test]
+    fn the_context_of_a_secret_is_held_with_it() {
+        assert_eq!(hold_from("ok\ndocker "), "ok\n".len());
+        let netrc = "# creds\nmachine example.com\nlogin ci\n";
+        assert_eq!(hold_from(netrc), "# creds\n".len());
     }
 
     #[test]

@@ -129,9 +129,16 @@ impl Summarizer {
         let mut sessions = run.report.sessions;
         let summary = record.map(|r| r.summary);
         let lone = sessions.len() == 1 && summary.is_some_and(|r| r.figures.sessions.is_empty());
+        // The record's figures by session, so that settling every session stays linear.
+        let mut stated: HashMap<&str, &SessionFigures> = HashMap::new();
+        for f in summary.iter().flat_map(|r| &r.figures.sessions) {
+            // The first figures of an id count, should a record name it twice.
+            stated.entry(f.session_id.as_str()).or_insert(f);
+        }
         for (s, live) in sessions.iter_mut().zip(run.live) {
             s.key = live.key;
-            settle(s, live, summary, lone);
+            let figures = stated.get(s.session_id.as_str()).copied();
+            settle(s, live, figures, summary, lone);
             judge(s, record.is_some());
         }
         // A session of only unreadable lines beside a real one is not a run of its own.
@@ -325,8 +332,7 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
 }
 
 /// A session's figures at the end of its run: the record's where it states them.
-fn settle(s: &mut SessionReport, live: Live, record: Option<&Summary>, lone: bool) {
-    let stated = record.and_then(|r| r.figures.sessions.iter().find(|f| f.session_id == s.session_id));
+fn settle(s: &mut SessionReport, live: Live, stated: Option<&SessionFigures>, record: Option<&Summary>, lone: bool) {
     let (usage, duration) = match (stated, record) {
         (Some(f), _) => (Some(&f.usage), f.duration_ms),
         (None, Some(r)) if lone => (Some(&r.figures.usage), r.figures.duration_ms),

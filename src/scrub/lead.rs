@@ -1,0 +1,145 @@
+//! Where a rule's match could still be under way at the end of a text: what a stream must
+//! hold back when a secret's context comes before its anchor (`docker` before `login -p`,
+//! `machine` lines before a `.netrc` `password`), possibly lines earlier.
+//!
+//! Taken from the rules themselves: the first bytes of each rule's pattern (its *leads*,
+//! extracted from the regex) say where a match may begin, and one lazy DFA over every such
+//! pattern, run anchored from each lead, says whether the text from there is still the start
+//! of a match. Rules whose matches may begin with too many different bytes to list (a class,
+//! a look at the start of a line) have no leads; the stream's tail rules cover them.
+
+use std::sync::Mutex;
+
+use aho_corasick::AhoCorasick;
+use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::nfa::thompson;
+use regex_automata::{Anchored, Input};
+use regex_syntax::hir::literal::{ExtractKind, Extractor};
+use regex_syntax::hir::{Capture, Hir, HirKind, Look, Repetition};
+
+use super::rules::Rule;
+
+/// Leads are cut to this many bytes: the first bytes of a word suffice to start the DFA,
+/// and short leads keep the literal set small.
+const LEAD_LEN: usize = 3;
+
+/// The rules' leads and the DFA that follows them; see the module doc.
+pub struct Leads {
+    literals: AhoCorasick,
+    dfa: DFA,
+    cache: Mutex<Cache>,
+}
+
+impl Leads {
+    /// The leads of `rules`; the rules without leads are left out.
+    pub fn new(rules: &[Rule]) -> Leads {
+        let mut extractor = Extractor::new();
+        extractor.kind(ExtractKind::Prefix).limit_literal_len(LEAD_LEN);
+        let (mut literals, mut hirs) = (Vec::<Vec<u8>>::new(), Vec::new());
+        for rule in rules {
+            // Every pattern is compiled by the rule-table test, so this cannot fail at run time.
+            let hir = regex_syntax::parse(rule.pattern).unwrap_or_else(|e| panic!("rule {}: {e}", rule.id));
+            let seq = extractor.extract(&hir);
+            let Some(lits) = seq.literals() else { continue };
+            if lits.is_empty() || lits.iter().any(|l| l.as_bytes().is_empty()) {
+                continue;
+            }
+            literals.extend(lits.iter().map(|l| l.as_bytes().to_vec()));
+            hirs.push(ascii_word_boundaries(&hir));
+        }
+        literals.sort_unstable();
+        literals.dedup();
+        let nfa = thompson::Compiler::new()
+            .configure(thompson::Config::new().shrink(true))
+            .build_many_from_hir(&hirs)
+            .expect("the rule patterns compile");
+        let dfa = DFA::builder().build_from_nfa(nfa).expect("the rule patterns build a lazy DFA");
+        let cache = Mutex::new(dfa.create_cache());
+        Leads { literals: AhoCorasick::new(&literals).expect("leads build an automaton"), dfa, cache }
+    }
+
+    /// Where the earliest match of a rule with leads that is still under way at the end of
+    /// `text` (a match the next bytes could continue) begins.
+    pub fn open_match_from(&self, text: &str) -> Option<usize> {
+        let mut starts: Vec<usize> = self.literals.find_overlapping_iter(text).map(|m| m.start()).collect();
+        if starts.is_empty() {
+            return None;
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        starts.into_iter().find(|&p| self.open_at(&mut cache, text, p))
+    }
+
+    /// True when the DFA, started anchored at `p`, is still alive at the end of `text`.
+    fn open_at(&self, cache: &mut Cache, text: &str, p: usize) -> bool {
+        let input = Input::new(text).range(p..).anchored(Anchored::Yes);
+        let Ok(mut sid) = self.dfa.start_state_forward(cache, &input) else { return true };
+        for &b in &text.as_bytes()[p..] {
+            match self.dfa.next_state(cache, sid, b) {
+                Ok(next) => sid = next,
+                // The cache gave up: hold, as for a match under way.
+                Err(_) => return true,
+            }
+            if sid.is_dead() {
+                return false;
+            }
+            if sid.is_quit() {
+                return true;
+            }
+        }
+        // A match state reports the match of the byte before it, with or without threads
+        // still going: the match is open when some next byte keeps one going.
+        !sid.is_match() || (0..=255u8).any(|b| self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead()))
+    }
+}
+
+/// `hir` with its Unicode word boundaries made ASCII ones, which a lazy DFA follows over any
+/// text (it gives up on non-ASCII bytes for Unicode ones). The rules put `\b` next to ASCII
+/// letters, where an ASCII boundary holds whenever the Unicode one does, so no match is lost.
+fn ascii_word_boundaries(hir: &Hir) -> Hir {
+    match hir.kind() {
+        HirKind::Look(look) => Hir::look(match look {
+            Look::WordUnicode => Look::WordAscii,
+            Look::WordUnicodeNegate => Look::WordAsciiNegate,
+            Look::WordStartUnicode => Look::WordStartAscii,
+            Look::WordEndUnicode => Look::WordEndAscii,
+            Look::WordStartHalfUnicode => Look::WordStartHalfAscii,
+            Look::WordEndHalfUnicode => Look::WordEndHalfAscii,
+            other => *other,
+        }),
+        HirKind::Repetition(r) => {
+            Hir::repetition(Repetition { sub: Box::new(ascii_word_boundaries(&r.sub)), ..r.clone() })
+        }
+        HirKind::Capture(c) => Hir::capture(Capture { sub: Box::new(ascii_word_boundaries(&c.sub)), ..c.clone() }),
+        HirKind::Concat(subs) => Hir::concat(subs.iter().map(ascii_word_boundaries).collect()),
+        HirKind::Alternation(subs) => Hir::alternation(subs.iter().map(ascii_word_boundaries).collect()),
+        HirKind::Empty | HirKind::Literal(_) | HirKind::Class(_) => hir.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scrub::rules::RULES;
+
+    fn leads() -> Leads {
+        Leads::new(RULES)
+    }
+
+    #[test]
+    fn context_before_the_anchor_is_an_open_match() {
+        let l = leads();
+        assert_eq!(l.open_match_from("run: docker "), Some(5));
+        assert_eq!(l.open_match_from("x\nmachine example.com\nlogin ci\n"), Some(2));
+        assert_eq!(l.open_match_from("mysql -u root -p"), Some(0));
+    }
+
+    #[test]
+    fn a_context_the_text_has_left_is_not_open() {
+        let l = leads();
+        assert_eq!(l.open_match_from("docker build .\nplain words"), None);
+        assert_eq!(l.open_match_from("please login to the site"), None);
+        assert_eq!(l.open_match_from("plain text"), None);
+    }
+}
