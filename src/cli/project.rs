@@ -19,7 +19,7 @@ use crate::scrub::Scrubber;
 /// `jsonl` (the canonical events unchanged), `acp` (ACP `session/update` notifications),
 /// `sse` (agent-output/v1 frames) and `stream-json` (Claude-Code-shaped JSONL). For the
 /// ecosystem: `otlp` (OpenTelemetry traces as OTLP/JSON, one ExportTraceServiceRequest per
-/// line, GenAI semantic conventions 1.41.0, schema URL https://opentelemetry.io/schemas/1.41.0),
+/// line, GenAI semantic conventions 1.41.0, schema URL `https://opentelemetry.io/schemas/1.41.0`),
 /// `atif` (Harbor's Agent Trajectory Interchange Format ATIF-v1.8: one indented document for
 /// one session, a JSON array of documents for several) and `ag-ui` (AG-UI protocol 1.0 events,
 /// as SSE `data:` frames or JSON lines).

@@ -1,5 +1,5 @@
 //! Amp `amp -x --stream-json`: documented as Claude Code compatible stream JSON
-//! (https://ampcode.com/manual/appendix, https://ampcode.com/news/streaming-json; no
+//! (<https://ampcode.com/manual/appendix>, <https://ampcode.com/news/streaming-json>; no
 //! recording: the CLI needs Amp's service), read by the Claude Code parser and named `amp`.
 //! Its session ids are Amp thread ids (`T-<uuid>`), which no other agent's are.
 

@@ -1,5 +1,5 @@
 //! Cursor agent `cursor-agent -p --output-format stream-json`, as its output-format
-//! documentation describes it (https://cursor.com/docs/cli/reference/output-format; no
+//! documentation describes it (<https://cursor.com/docs/cli/reference/output-format>; no
 //! recording: the CLI needs Cursor's service). Claude-like `system/init`, `user` and
 //! `assistant` lines (one line per assistant message), `tool_call` lines with `subtype`
 //! `started` and `completed` whose `tool_call` object has one key naming the tool
