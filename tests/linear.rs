@@ -1,7 +1,9 @@
 //! Linear time in the engine's tables: the time to normalize a run with N open tool calls,
 //! N sessions or N open approvals grows about as N does. Each case is timed at two sizes
-//! ten times apart (the fastest of five runs each, as the machine may be busy); a quadratic table would make the
-//! ratio about 100, a linear one about 10, and the bound is 15.
+//! ten times apart (the fastest of five runs each, as the machine may be busy, and a ratio
+//! over the bound is measured again, up to three times); a quadratic table would make the
+//! ratio about 100, a linear one about 10; closing what is open sorts it by start order, so
+//! n log n (13 at these sizes) plus cache effects: the bound is 20.
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +49,9 @@ fn open_approvals(n: usize) -> String {
         ), "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"result\":{\"stopReason\":\"end_turn\"}}\n")
 }
 
+/// The largest ratio of the two sizes' times that counts as linear (see the module doc).
+const BOUND: f64 = 20.0;
+
 fn fastest(input: &str, from: &str) -> Duration {
     let from: Provider = from.parse().unwrap();
     (0..5)
@@ -70,11 +75,17 @@ fn the_engine_tables_grow_linearly() {
     ];
     let mut failed = Vec::new();
     for (name, make, from) in cases {
-        let (small, large) = (fastest(&make(1000), from), fastest(&make(10_000), from));
-        let ratio = large.as_secs_f64() / small.as_secs_f64();
-        eprintln!("{name}: 1000 in {small:?}, 10000 in {large:?}, ratio {ratio:.1}");
-        if ratio > 15.0 {
-            failed.push(format!("{name}: ratio {ratio:.1}"));
+        let (small, large) = (make(1000), make(10_000));
+        // The tests around this one share the machine: a ratio over the bound is measured
+        // again, up to three times. A superlinear table is over it every time (a quadratic
+        // one by about 7 times), noise seldom three times in a row.
+        let ratios: Vec<f64> = (0..3)
+            .map(|_| fastest(&large, from).as_secs_f64() / fastest(&small, from).as_secs_f64())
+            .scan(false, |done, r| (!std::mem::replace(done, r <= BOUND)).then_some(r))
+            .collect();
+        eprintln!("{name}: 1000 vs 10000, ratios {ratios:.1?}");
+        if ratios.iter().all(|&r| r > BOUND) {
+            failed.push(format!("{name}: ratios {ratios:.1?}"));
         }
     }
     assert!(failed.is_empty(), "superlinear: {failed:?}");
