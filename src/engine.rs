@@ -203,6 +203,19 @@ impl Engine {
         }
     }
 
+    /// [`use_session`](Self::use_session) for a line that may name no session: it then
+    /// continues the current one, or starts an unnamed one when there is none yet (its
+    /// start is missing and no line names it).
+    pub fn enter_session(&mut self, id: Option<&str>, provider: &str) {
+        match id {
+            Some(id) => self.use_session(id, provider),
+            None if self.current.is_none() => {
+                self.session_started(None, SessionStarted { provider: provider.into(), ..Default::default() });
+            }
+            None => {}
+        }
+    }
+
     /// The current session's id, if any.
     pub fn session_id(&self) -> Option<&str> {
         self.current.map(|i| self.sessions[i].id.as_str())

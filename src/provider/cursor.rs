@@ -140,16 +140,16 @@ impl Parse for Cursor {
                 engine.session_started(session_id.as_deref(), info);
             }
             Wire::User { message, session_id } => {
-                enter(engine, session_id.as_deref());
+                engine.enter_session(session_id.as_deref(), PROVIDER);
                 engine.turn_started(Some(message.text()));
             }
             Wire::Assistant { message, session_id } => {
-                enter(engine, session_id.as_deref());
+                engine.enter_session(session_id.as_deref(), PROVIDER);
                 engine.ensure_turn();
                 engine.text(Role::Assistant, message.text(), None);
             }
             Wire::ToolCall { subtype, call_id, tool_call, session_id } => {
-                enter(engine, session_id.as_deref());
+                engine.enter_session(session_id.as_deref(), PROVIDER);
                 engine.ensure_turn();
                 let Some((key, call)) = tool_call.into_iter().next() else {
                     return Err(LineError::UnknownType("tool_call".into()));
@@ -171,7 +171,7 @@ impl Parse for Cursor {
                 }
             }
             Wire::Result { is_error, subtype, result, duration_ms, session_id } => {
-                enter(engine, session_id.as_deref());
+                engine.enter_session(session_id.as_deref(), PROVIDER);
                 engine.ensure_turn();
                 if let Some(ms) = duration_ms {
                     engine.set_turn_duration(ms);
@@ -189,16 +189,6 @@ impl Parse for Cursor {
     }
 }
 
-/// Switches to the line's session, announcing it when its init is missing.
-fn enter(engine: &mut Engine, session: Option<&str>) {
-    match session {
-        Some(id) => engine.use_session(id, PROVIDER),
-        None if engine.session_id().is_none() => {
-            engine.session_started(None, SessionStarted { provider: PROVIDER.into(), ..Default::default() });
-        }
-        None => {}
-    }
-}
 
 /// A completed call's `result`: `success`, `failure` (or `error`), or `rejected`.
 fn completed(engine: &mut Engine, id: &str, name: &str, result: Option<&Value>) {

@@ -256,13 +256,7 @@ fn enter(engine: &mut Engine, session: Option<&str>, timestamp: Option<i64>) {
     if let Some(ms) = timestamp {
         engine.set_time(ms);
     }
-    match session {
-        Some(id) => engine.use_session(id, PROVIDER),
-        None if engine.session_id().is_none() => {
-            engine.session_started(None, SessionStarted { provider: PROVIDER.into(), ..Default::default() });
-        }
-        None => {}
-    }
+    engine.enter_session(session, PROVIDER);
 }
 
 fn denial(message: String) -> ErrorInfo {
