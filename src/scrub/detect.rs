@@ -74,19 +74,41 @@ struct Hits {
 const LINE_BACK: usize = 512;
 const LINE_AHEAD: usize = 4096;
 
-/// The line around byte `p` and the line after it, at most [`LINE_BACK`] bytes before `p`
-/// and [`LINE_AHEAD`] after.
-fn line_around(text: &str, p: usize) -> Range<usize> {
-    let b = text.as_bytes();
-    let from = p.saturating_sub(LINE_BACK);
-    let start = memchr::memrchr(b'\n', &b[from..p]).map_or(from, |i| from + i + 1);
-    let to = (p + LINE_AHEAD).min(b.len());
-    // To the end of the next line: an XML element may hold its value on a line of its own.
-    let end = match memchr::memchr(b'\n', &b[p..to]) {
-        Some(i) => memchr::memchr(b'\n', &b[p + i + 1..to]).map_or(to, |j| p + i + 1 + j),
-        None => to,
-    };
-    ceil_boundary(text, start)..floor_boundary(text, end)
+/// The lines around positions taken in increasing order: for each, its line and the line
+/// after it, at most [`LINE_BACK`] bytes before the position and [`LINE_AHEAD`] after.
+/// Each newline is searched for once, however many positions share a line: a long line
+/// dense with words would otherwise be scanned again for each.
+struct LinesAround<'t> {
+    text: &'t str,
+    /// The last newline before the position, and the first two at or after it.
+    before: Option<usize>,
+    next: Option<usize>,
+    after: Option<usize>,
+}
+
+impl<'t> LinesAround<'t> {
+    fn new(text: &'t str) -> LinesAround<'t> {
+        let next = memchr::memchr(b'\n', text.as_bytes());
+        let after = next.and_then(|n| Self::newline_after(text, n));
+        LinesAround { text, before: None, next, after }
+    }
+
+    fn newline_after(text: &str, n: usize) -> Option<usize> {
+        memchr::memchr(b'\n', &text.as_bytes()[n + 1..]).map(|i| n + 1 + i)
+    }
+
+    /// The window around `p`, which is not before the previous one asked for.
+    fn around(&mut self, p: usize) -> Range<usize> {
+        while let Some(n) = self.next.filter(|&n| n < p) {
+            (self.before, self.next) = (Some(n), self.after);
+            self.after = self.next.and_then(|n| Self::newline_after(self.text, n));
+        }
+        let from = p.saturating_sub(LINE_BACK);
+        let start = self.before.filter(|&n| n >= from).map_or(from, |n| n + 1);
+        // To the end of the next line: an XML element may hold its value on a line of its own.
+        let end = self.after.unwrap_or(self.text.len()).min(p + LINE_AHEAD);
+        ceil_boundary(self.text, start)..floor_boundary(self.text, end)
+    }
 }
 
 /// The most literals one scanning automaton holds; past about 48, aho-corasick gives up its
@@ -253,8 +275,9 @@ impl Detector {
                 hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p).collect();
             at.sort_unstable();
             let mut window: Option<Range<usize>> = None;
+            let mut lines = LinesAround::new(text);
             for p in at {
-                let line = line_around(text, p);
+                let line = lines.around(p);
                 match &mut window {
                     Some(w) if line.start <= w.end => w.end = w.end.max(line.end),
                     _ => {
