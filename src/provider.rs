@@ -112,7 +112,7 @@ macro_rules! dialects {
     };
 }
 
-dialects!(acp, claude, qwen, amp, codex, opencode, kilo, gemini, auggie, copilot, cline, droid, cursor);
+dialects!(acp, claude, qwen, amp, codex, codex_rollout, opencode, kilo, gemini, auggie, copilot, cline, droid, cursor);
 
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].
 #[derive(Clone, Copy)]

@@ -1,0 +1,136 @@
+//! `normalize` on the session files Codex, Copilot CLI, droid and Gemini CLI write to disk:
+//! golden outputs of each recorded run's files (`fixtures/sessions/<cli>-<version>/<run>/home/…`),
+//! and the readings that matter checked one by one against the same run's live stream.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::support::*;
+
+/// The session files of a recorded run (`<cli>/<run>`): its home's `*.jsonl` files.
+fn session_files(run: &str) -> Vec<PathBuf> {
+    let files = files_under(&fixture(&format!("sessions/{run}/home")), ".jsonl");
+    assert!(!files.is_empty(), "no session files in fixtures/sessions/{run}/home");
+    files
+}
+
+/// `normalize` over a run's session files, named relative to its home (so provenance does not
+/// depend on where the repository is).
+fn normalize_sessions(run: &str, args: &[&str]) -> Vec<u8> {
+    let home = fixture(&format!("sessions/{run}/home"));
+    bin("normalize").current_dir(&home).args(args).args(session_files(run)).output().expect("runs").stdout
+}
+
+/// The runs recorded for `cli` (`codex-0.171.0`), sorted.
+fn runs(cli: &str) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(fixture(&format!("sessions/{cli}")))
+        .unwrap()
+        .filter_map(|e| e.ok().filter(|e| e.path().is_dir())?.file_name().into_string().ok())
+        .map(|n| format!("{cli}/{n}"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Checks `normalize` over each run's session files against `<run>.events.jsonl`.
+fn golden_sessions(cli: &str) {
+    let failures: Vec<String> = runs(cli)
+        .iter()
+        .filter_map(|run| golden(&format!("sessions/{run}.events.jsonl"), &normalize_sessions(run, &[])).err())
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn golden_codex_rollouts() {
+    golden_sessions("codex-0.171.0");
+}
+
+/// The events of a run's session files, and of its live stream (every `stdout*.jsonl`, in
+/// order, as one input).
+fn both(name: &str) -> (Vec<Value>, Vec<Value>) {
+    let file = json_lines(&normalize_sessions(name, &[]));
+    let dir = fixture(&format!("sessions/{name}"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("stdout") && n.ends_with(".jsonl"))
+        .collect();
+    names.sort_by_key(|n| (n != "stdout.jsonl", n.clone()));
+    let input: Vec<u8> = names.iter().flat_map(|n| std::fs::read(dir.join(n)).unwrap()).collect();
+    (file, json_lines(&run("normalize", &[], &input)))
+}
+
+/// What a reader of a run must agree on: the turns and their outcomes, each tool's kind,
+/// outcome and exit code, the files changed, the final text.
+fn agreed(events: &[Value]) -> Value {
+    let kinds: Vec<&Value> = of_type(events, "tool.started").iter().map(|e| &e["payload"]["kind"]).collect();
+    let ends: Vec<Value> = events
+        .iter()
+        .filter(|e| {
+            e["type"].as_str().is_some_and(|t| t.starts_with("tool.") && t != "tool.started" && t != "tool.output")
+        })
+        .map(|e| serde_json::json!([e["type"], e["payload"]["output"]["exit_code"]]))
+        .collect();
+    let turns: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("turn.") && t != "turn.started"))
+        .map(|e| &e["type"])
+        .collect();
+    let files: Vec<Value> = of_type(events, "file.changed")
+        .iter()
+        .map(|e| serde_json::json!([e["payload"]["path"], e["payload"]["change"]]))
+        .collect();
+    let text: String = of_type(events, "text")
+        .iter()
+        .filter(|e| e["payload"]["role"] == "assistant")
+        .map(|e| e["payload"]["delta"].as_str().unwrap())
+        .collect();
+    let summary = events.last().unwrap();
+    serde_json::json!({
+        "turns": turns, "kinds": kinds, "ends": ends, "files": files,
+        "text": text, "status": summary["payload"]["status"],
+    })
+}
+
+/// A run's session files and its live stream agree.
+fn agree(run: &str) {
+    let (file, stream) = both(run);
+    assert_eq!(agreed(&file), agreed(&stream), "{run}: the session files (left) and the stream (right) differ");
+}
+
+#[test]
+fn codex_rollouts_agree_with_their_streams() {
+    for run in runs("codex-0.171.0") {
+        agree(&run);
+    }
+}
+
+#[test]
+fn a_resumed_rollout_is_one_session_of_two_turns_with_each_prompt() {
+    let (file, _) = both("codex-0.171.0/resume");
+    let sessions = of_type(&file, "session.started");
+    assert_eq!(sessions.len(), 1);
+    let p = &sessions[0]["payload"];
+    assert_eq!(
+        (p["provider"].as_str(), p["model"].as_str(), p["providerVersion"].as_str()),
+        (Some("codex"), Some("gpt-5.5"), Some("0.171.0"))
+    );
+    let prompts: Vec<&str> =
+        of_type(&file, "turn.started").iter().map(|e| e["payload"]["prompt"].as_str().unwrap()).collect();
+    assert_eq!(prompts.len(), 2);
+    assert!(prompts[1].starts_with("Thanks. Now summarise"), "{prompts:?}");
+    let s = file.last().unwrap();
+    assert_eq!(s["payload"]["input"]["raw"], 0, "{s}");
+    // Two responses in turn 1, one in turn 2: each counted once, not again from `token_count`.
+    assert_eq!(s["payload"]["usage"]["input_tokens"], 29051, "{s}");
+}
+
+#[test]
+fn a_rollout_keeps_the_whole_output_and_the_structured_exit_code() {
+    let (file, _) = both("codex-0.171.0/exit4");
+    let failed = only(&file, "tool.failed");
+    assert_eq!(failed["payload"]["output"], serde_json::json!({"exit_code": 4, "stdout": "line1\nline2\n"}));
+    assert_eq!(only(&file, "tool.started")["payload"]["command"], "printf 'line1\\nline2\\n'; exit 4");
+}
