@@ -10,6 +10,7 @@ kilo\t'Kilo Code kilo run --format json'
 gemini\t'Gemini CLI --output-format stream-json'
 auggie\t'Auggie --acp (ACP JSON-RPC)'
 copilot\t'GitHub Copilot CLI -p --output-format json'
+copilot-session\t'GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/events.jsonl)'
 cline\t'Cline CLI --json'
 droid\t'Factory droid exec --output-format stream-json'
 cursor\t'Cursor agent -p --output-format stream-json'"

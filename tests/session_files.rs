@@ -47,6 +47,11 @@ fn golden_codex_rollouts() {
     golden_sessions("codex-0.171.0");
 }
 
+#[test]
+fn golden_copilot_sessions() {
+    golden_sessions("copilot-1.0.102");
+}
+
 /// The events of a run's session files, and of its live stream (every `stdout*.jsonl`, in
 /// order, as one input).
 fn both(name: &str) -> (Vec<Value>, Vec<Value>) {
@@ -108,6 +113,13 @@ fn codex_rollouts_agree_with_their_streams() {
 }
 
 #[test]
+fn copilot_sessions_agree_with_their_streams() {
+    for run in runs("copilot-1.0.102") {
+        agree(&run);
+    }
+}
+
+#[test]
 fn a_resumed_rollout_is_one_session_of_two_turns_with_each_prompt() {
     let (file, _) = both("codex-0.171.0/resume");
     let sessions = of_type(&file, "session.started");
@@ -133,4 +145,17 @@ fn a_rollout_keeps_the_whole_output_and_the_structured_exit_code() {
     let failed = only(&file, "tool.failed");
     assert_eq!(failed["payload"]["output"], serde_json::json!({"exit_code": 4, "stdout": "line1\nline2\n"}));
     assert_eq!(only(&file, "tool.started")["payload"]["command"], "printf 'line1\\nline2\\n'; exit 4");
+}
+
+#[test]
+fn a_resumed_copilot_session_is_one_session_of_two_turns_with_the_files_own_facts() {
+    let (file, _) = both("copilot-1.0.102/resume");
+    let p = &only(&file, "session.started")["payload"];
+    assert_eq!((p["providerVersion"].as_str(), p["model"].as_str()), (Some("1.0.102"), Some("mock-model")));
+    assert_eq!(of_type(&file, "turn.completed").len(), 2);
+    let s = file.last().unwrap();
+    assert_eq!(s["sessionId"], "ffa1f338-b3e7-42dd-98d0-c543269fbb08");
+    assert_eq!((s["payload"]["input"]["raw"].as_u64(), s["payload"]["turns"].as_u64()), (Some(0), Some(2)), "{s}");
+    // Three model calls, each recorded once.
+    assert_eq!(s["payload"]["usage"]["input_tokens"], 36287, "{s}");
 }

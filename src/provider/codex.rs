@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::usage::cache_inclusive;
 use super::{LineError, Parse};
 use crate::provider::errors::provider_error;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
@@ -51,17 +52,9 @@ pub(super) struct WireUsage {
 }
 
 impl WireUsage {
-    /// Codex counts the tokens read from and written to the cache in `input_tokens`; the
-    /// canonical `input_tokens` leaves them out.
+    /// Codex counts the tokens read from and written to the cache in `input_tokens`.
     pub(super) fn canonical(&self) -> Usage {
-        let cached = self.cached_input_tokens.unwrap_or(0).saturating_add(self.cache_write_input_tokens.unwrap_or(0));
-        Usage {
-            input_tokens: self.input_tokens.map(|i| i.saturating_sub(cached)),
-            output_tokens: self.output_tokens,
-            cache_read: self.cached_input_tokens,
-            cache_write: self.cache_write_input_tokens,
-            cost_usd: None,
-        }
+        cache_inclusive(self.input_tokens, self.output_tokens, self.cached_input_tokens, self.cache_write_input_tokens)
     }
 }
 
