@@ -13,6 +13,7 @@ copilot\t'GitHub Copilot CLI -p --output-format json'
 copilot-session\t'GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/events.jsonl)'
 cline\t'Cline CLI --json'
 droid\t'Factory droid exec --output-format stream-json'
+droid-session\t'Factory droid sessions (~/.factory/sessions/<slug>/<id>.jsonl)'
 cursor\t'Cursor agent -p --output-format stream-json'"
 complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this become a `raw` event holding their start' -r

@@ -128,6 +128,7 @@ dialects!(
     copilot_session,
     cline,
     droid,
+    droid_session,
     cursor
 );
 

@@ -141,7 +141,7 @@ fn amp_is_read_as_claude_code_and_named_amp() {
 }
 
 /// The folders of each dialect's fixtures.
-const FIXTURES: [(&str, &[&str]); 14] = [
+const FIXTURES: [(&str, &[&str]); 15] = [
     ("claude", &["claude", "claude/2.1.332", "claude/constructed"]),
     ("qwen", &["qwen/0.24.4"]),
     ("amp", &["amp/constructed"]),
@@ -156,6 +156,7 @@ const FIXTURES: [(&str, &[&str]); 14] = [
     ("cursor", &["cursor/constructed"]),
     ("codex-rollout", &["sessions/codex-0.171.0"]),
     ("copilot-session", &["sessions/copilot-1.0.102"]),
+    ("droid-session", &["sessions/droid-0.225.2"]),
 ];
 
 /// The inputs of a fixture folder: its `*.input.jsonl`, or for a folder of recorded session

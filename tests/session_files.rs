@@ -52,6 +52,11 @@ fn golden_copilot_sessions() {
     golden_sessions("copilot-1.0.102");
 }
 
+#[test]
+fn golden_droid_sessions() {
+    golden_sessions("droid-0.225.2");
+}
+
 /// The events of a run's session files, and of its live stream (every `stdout*.jsonl`, in
 /// order, as one input).
 fn both(name: &str) -> (Vec<Value>, Vec<Value>) {
@@ -120,6 +125,13 @@ fn copilot_sessions_agree_with_their_streams() {
 }
 
 #[test]
+fn droid_sessions_agree_with_their_streams() {
+    for run in runs("droid-0.225.2") {
+        agree(&run);
+    }
+}
+
+#[test]
 fn a_resumed_rollout_is_one_session_of_two_turns_with_each_prompt() {
     let (file, _) = both("codex-0.171.0/resume");
     let sessions = of_type(&file, "session.started");
@@ -158,4 +170,16 @@ fn a_resumed_copilot_session_is_one_session_of_two_turns_with_the_files_own_fact
     assert_eq!((s["payload"]["input"]["raw"].as_u64(), s["payload"]["turns"].as_u64()), (Some(0), Some(2)), "{s}");
     // Three model calls, each recorded once.
     assert_eq!(s["payload"]["usage"]["input_tokens"], 36287, "{s}");
+}
+
+#[test]
+fn a_droid_session_skips_its_injected_context_and_leaves_usage_unknown() {
+    let (file, _) = both("droid-0.225.2/exit4");
+    let prompt = &only(&file, "turn.started")["payload"]["prompt"];
+    assert_eq!(prompt, "SCENARIO_EXIT4 WORKDIR=/tmp/sess/w-droid-5edO please do the task.");
+    assert_eq!(
+        only(&file, "tool.failed")["payload"]["output"],
+        serde_json::json!({"exit_code": 4, "stdout": "line1\nline2"})
+    );
+    assert!(of_type(&file, "usage").is_empty(), "the usage is in the .settings.json beside the file");
 }
