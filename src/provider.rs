@@ -123,6 +123,7 @@ dialects!(
     opencode,
     kilo,
     gemini,
+    gemini_session,
     auggie,
     copilot,
     copilot_session,

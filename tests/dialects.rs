@@ -141,7 +141,7 @@ fn amp_is_read_as_claude_code_and_named_amp() {
 }
 
 /// The folders of each dialect's fixtures.
-const FIXTURES: [(&str, &[&str]); 15] = [
+const FIXTURES: [(&str, &[&str]); 16] = [
     ("claude", &["claude", "claude/2.1.332", "claude/constructed"]),
     ("qwen", &["qwen/0.24.4"]),
     ("amp", &["amp/constructed"]),
@@ -157,6 +157,7 @@ const FIXTURES: [(&str, &[&str]); 15] = [
     ("codex-rollout", &["sessions/codex-0.171.0"]),
     ("copilot-session", &["sessions/copilot-1.0.102"]),
     ("droid-session", &["sessions/droid-0.225.2"]),
+    ("gemini-session", &["sessions/gemini-cli-0.61.0"]),
 ];
 
 /// The inputs of a fixture folder: its `*.input.jsonl`, or for a folder of recorded session

@@ -57,6 +57,11 @@ fn golden_droid_sessions() {
     golden_sessions("droid-0.225.2");
 }
 
+#[test]
+fn golden_gemini_sessions() {
+    golden_sessions("gemini-cli-0.61.0");
+}
+
 /// The events of a run's session files, and of its live stream (every `stdout*.jsonl`, in
 /// order, as one input).
 fn both(name: &str) -> (Vec<Value>, Vec<Value>) {
@@ -88,10 +93,8 @@ fn agreed(events: &[Value]) -> Value {
         .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("turn.") && t != "turn.started"))
         .map(|e| &e["type"])
         .collect();
-    let files: Vec<Value> = of_type(events, "file.changed")
-        .iter()
-        .map(|e| serde_json::json!([e["payload"]["path"], e["payload"]["change"]]))
-        .collect();
+    // Paths only: a Gemini CLI session says whether a write created its file, the stream not.
+    let files: Vec<&Value> = of_type(events, "file.changed").iter().map(|e| &e["payload"]["path"]).collect();
     let text: String = of_type(events, "text")
         .iter()
         .filter(|e| e["payload"]["role"] == "assistant")
@@ -100,7 +103,7 @@ fn agreed(events: &[Value]) -> Value {
     let summary = events.last().unwrap();
     serde_json::json!({
         "turns": turns, "kinds": kinds, "ends": ends, "files": files,
-        "text": text, "status": summary["payload"]["status"],
+        "text": text, "status": summary["status"], "ok": summary["ok"],
     })
 }
 
@@ -128,6 +131,23 @@ fn copilot_sessions_agree_with_their_streams() {
 fn droid_sessions_agree_with_their_streams() {
     for run in runs("droid-0.225.2") {
         agree(&run);
+    }
+}
+
+/// Gemini CLI's stream reports a shell call that exited 4 as a success with no exit code;
+/// its session file keeps the `Exit Code: 4` the model saw. Apart from that, they agree.
+#[test]
+fn gemini_sessions_agree_with_their_streams_and_know_the_exit_code_the_stream_does_not() {
+    for run in runs("gemini-cli-0.61.0") {
+        let (file, stream) = both(&run);
+        let (mut f, mut s) = (agreed(&file), agreed(&stream));
+        if run.ends_with("/exit4") || run.ends_with("/resume") {
+            assert_eq!(f["ends"], serde_json::json!([["tool.failed", 4]]), "{run}");
+            assert_eq!(s["ends"], serde_json::json!([["tool.completed", null]]), "{run}");
+            f["ends"] = Value::Null;
+            s["ends"] = Value::Null;
+        }
+        assert_eq!(f, s, "{run}: the session file (left) and the stream (right) differ");
     }
 }
 
@@ -182,4 +202,16 @@ fn a_droid_session_skips_its_injected_context_and_leaves_usage_unknown() {
         serde_json::json!({"exit_code": 4, "stdout": "line1\nline2"})
     );
     assert!(of_type(&file, "usage").is_empty(), "the usage is in the .settings.json beside the file");
+}
+
+#[test]
+fn a_gemini_session_tells_each_rewritten_record_once_and_resumes_as_a_second_turn() {
+    let (file, _) = both("gemini-cli-0.61.0/resume");
+    assert_eq!(of_type(&file, "session.started").len(), 1);
+    assert_eq!(of_type(&file, "tool.started").len(), 1, "the model message was written twice");
+    assert_eq!(of_type(&file, "turn.completed").len(), 2);
+    let texts = of_type(&file, "text").len();
+    assert_eq!(texts, 3, "the history repeated by `$set messages` is not told again");
+    let s = file.last().unwrap();
+    assert_eq!(s["payload"]["input"]["raw"], 0, "{s}");
 }
