@@ -4,13 +4,17 @@ claude\t'Claude Code --output-format stream-json'
 qwen\t'Qwen Code --output-format stream-json'
 amp\t'Amp -x --stream-json'
 codex\t'Codex exec --json'
+codex-rollout\t'Codex session rollouts (~/.codex/sessions/…/rollout-*.jsonl)'
 opencode\t'OpenCode run --format json'
 kilo\t'Kilo Code kilo run --format json'
 gemini\t'Gemini CLI --output-format stream-json'
+gemini-session\t'Gemini CLI sessions (~/.gemini/tmp/<project>/chats/session-*.jsonl)'
 auggie\t'Auggie --acp (ACP JSON-RPC)'
 copilot\t'GitHub Copilot CLI -p --output-format json'
+copilot-session\t'GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/events.jsonl)'
 cline\t'Cline CLI --json'
 droid\t'Factory droid exec --output-format stream-json'
+droid-session\t'Factory droid sessions (~/.factory/sessions/<slug>/<id>.jsonl)'
 cursor\t'Cursor agent -p --output-format stream-json'"
 complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this become a `raw` event holding their start' -r

@@ -7,6 +7,7 @@ mod dialect;
 mod errors;
 mod normalizer;
 mod tool_args;
+mod usage;
 
 pub use dialect::{Claim, Dialect, Probe, Verdict};
 pub use normalizer::Normalizer;
@@ -112,7 +113,25 @@ macro_rules! dialects {
     };
 }
 
-dialects!(acp, claude, qwen, amp, codex, opencode, kilo, gemini, auggie, copilot, cline, droid, cursor);
+dialects!(
+    acp,
+    claude,
+    qwen,
+    amp,
+    codex,
+    codex_rollout,
+    opencode,
+    kilo,
+    gemini,
+    gemini_session,
+    auggie,
+    copilot,
+    copilot_session,
+    cline,
+    droid,
+    droid_session,
+    cursor
+);
 
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].
 #[derive(Clone, Copy)]

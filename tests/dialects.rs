@@ -141,7 +141,7 @@ fn amp_is_read_as_claude_code_and_named_amp() {
 }
 
 /// The folders of each dialect's fixtures.
-const FIXTURES: [(&str, &[&str]); 12] = [
+const FIXTURES: [(&str, &[&str]); 16] = [
     ("claude", &["claude", "claude/2.1.332", "claude/constructed"]),
     ("qwen", &["qwen/0.24.4"]),
     ("amp", &["amp/constructed"]),
@@ -154,7 +154,24 @@ const FIXTURES: [(&str, &[&str]); 12] = [
     ("cline", &["cline/3.0.65"]),
     ("droid", &["droid/0.225.2"]),
     ("cursor", &["cursor/constructed"]),
+    ("codex-rollout", &["sessions/codex-0.171.0"]),
+    ("copilot-session", &["sessions/copilot-1.0.102"]),
+    ("droid-session", &["sessions/droid-0.225.2"]),
+    ("gemini-session", &["sessions/gemini-cli-0.61.0"]),
 ];
+
+/// The inputs of a fixture folder: its `*.input.jsonl`, or for a folder of recorded session
+/// files (`sessions/…`), every session file under a run's `home/`.
+fn dialect_inputs(dir: &str) -> Vec<String> {
+    if !dir.starts_with("sessions/") {
+        return inputs(dir);
+    }
+    files_under(&fixture(dir), ".jsonl")
+        .into_iter()
+        .filter(|p| p.components().any(|c| c.as_os_str() == "home"))
+        .map(|p| format!("{dir}/{}", p.display()))
+        .collect()
+}
 
 /// The negative half of detection: no line of any dialect's fixtures is surely another
 /// dialect's, and a run's first JSON line is never claimed by another dialect alone.
@@ -164,7 +181,7 @@ fn no_dialect_claims_another_dialects_lines() {
     let mut failures = Vec::new();
     for (own, dirs) in FIXTURES {
         let own: Provider = own.parse().unwrap();
-        for input in dirs.iter().flat_map(|d| inputs(d)) {
+        for input in dirs.iter().flat_map(|d| dialect_inputs(d)) {
             let text = String::from_utf8_lossy(&read(&input)).into_owned();
             let mut first = true;
             for (n, line) in text.lines().enumerate() {

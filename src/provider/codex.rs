@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::usage::cache_inclusive;
 use super::{LineError, Parse};
 use crate::provider::errors::provider_error;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
@@ -43,7 +44,7 @@ enum Wire<'a> {
 }
 
 #[derive(Deserialize)]
-struct WireUsage {
+pub(super) struct WireUsage {
     input_tokens: Option<u64>,
     cached_input_tokens: Option<u64>,
     cache_write_input_tokens: Option<u64>,
@@ -51,17 +52,9 @@ struct WireUsage {
 }
 
 impl WireUsage {
-    /// Codex counts the tokens read from and written to the cache in `input_tokens`; the
-    /// canonical `input_tokens` leaves them out.
-    fn canonical(&self) -> Usage {
-        let cached = self.cached_input_tokens.unwrap_or(0).saturating_add(self.cache_write_input_tokens.unwrap_or(0));
-        Usage {
-            input_tokens: self.input_tokens.map(|i| i.saturating_sub(cached)),
-            output_tokens: self.output_tokens,
-            cache_read: self.cached_input_tokens,
-            cache_write: self.cache_write_input_tokens,
-            cost_usd: None,
-        }
+    /// Codex counts the tokens read from and written to the cache in `input_tokens`.
+    pub(super) fn canonical(&self) -> Usage {
+        cache_inclusive(self.input_tokens, self.output_tokens, self.cached_input_tokens, self.cache_write_input_tokens)
     }
 }
 
@@ -221,12 +214,7 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                 let st = status_of(status.as_deref());
                 if st == ToolStatus::Completed {
                     for c in changes {
-                        let change = match c.kind.as_str() {
-                            "add" => FileChange::Add,
-                            "delete" => FileChange::Delete,
-                            _ => FileChange::Update,
-                        };
-                        engine.file_changed(c.path, change, Some(id.clone()));
+                        engine.file_changed(c.path, change_of(&c.kind), Some(id.clone()));
                     }
                 }
                 engine.tool_ended(&id, st, None);
@@ -324,7 +312,17 @@ fn item_type(line: &str) -> String {
     serde_json::from_str::<I>(line).map(|i| format!("item.{}", i.item.kind)).unwrap_or_default()
 }
 
-fn start(
+/// A Codex file change's kind (`add`, `delete`, `update`) as the canonical change.
+pub(super) fn change_of(kind: &str) -> FileChange {
+    match kind {
+        "add" => FileChange::Add,
+        "delete" => FileChange::Delete,
+        _ => FileChange::Update,
+    }
+}
+
+/// Announces the call `id` to Codex's tool `name` unless it is known already.
+pub(super) fn start(
     engine: &mut Engine,
     id: &str,
     name: &str,
@@ -336,20 +334,24 @@ fn start(
     if engine.tool_is_known(id) {
         return;
     }
-    let started = ToolStarted {
+    engine.tool_started(ToolStarted { target, command, cwd, ..call(id, name, kind) }, ToolContext::default());
+}
+
+/// The call `id` to Codex's tool `name`, with nothing known of its arguments yet.
+pub(super) fn call(id: &str, name: &str, kind: ToolKind) -> ToolStarted {
+    ToolStarted {
         tool_call_id: id.to_owned(),
         name: name.to_owned(),
         qualified: format!("codex/{name}"),
         kind,
-        target,
+        target: None,
         input: None,
-        command,
-        cwd,
-    };
-    engine.tool_started(started, ToolContext::default());
+        command: None,
+        cwd: None,
+    }
 }
 
-fn status_of(status: Option<&str>) -> ToolStatus {
+pub(super) fn status_of(status: Option<&str>) -> ToolStatus {
     match status {
         Some("failed" | "error") => ToolStatus::Failed,
         Some("declined" | "rejected") => ToolStatus::Denied,
@@ -360,7 +362,7 @@ fn status_of(status: Option<&str>) -> ToolStatus {
 
 /// `/bin/bash -lc "<cmd>"` → `<cmd>`: Codex wraps every command in a login shell; the
 /// user asked for the inner command.
-fn unwrap_shell(command: &str) -> String {
+pub(super) fn unwrap_shell(command: &str) -> String {
     let inner = ["/bin/bash -lc ", "bash -lc ", "/bin/zsh -lc ", "zsh -lc ", "/bin/sh -c ", "sh -c "]
         .iter()
         .find_map(|p| command.strip_prefix(p));

@@ -32,14 +32,22 @@ pub(super) const DIALECT: Dialect = Dialect {
     parser: || Box::new(Copilot::default()),
 };
 
-/// Copilot's alone: the `{type, data, id}` envelope with a dotted type, or the closing
-/// `result` with `exitCode` and a camel-case `sessionId`.
+/// Copilot's `{type, data, id}` envelope with a dotted type. The session files Copilot keeps
+/// hold the same envelopes: only the stream's live-only events (`ephemeral`, the start-up
+/// reports) and its closing `result` (with `exitCode` and a camel-case `sessionId`) are the
+/// stream's alone.
 fn claim(p: &Probe) -> Claim {
-    let envelope = p.kind().is_some_and(|t| t.contains('.'))
-        && p.get("data").is_some_and(Value::is_object)
-        && p.str("id").is_some();
     let result = p.kind() == Some("result") && p.has("exitCode") && p.str("sessionId").is_some();
-    super::dialect::claim(envelope || result, false)
+    let live = p.get("ephemeral").is_some_and(|e| e == true) || p.kind().is_some_and(|t| LIVE_ONLY.contains(&t));
+    super::dialect::claim(result || (is_envelope(p) && live), is_envelope(p))
+}
+
+/// Events the stream prints before its first prompt and the session file never keeps.
+const LIVE_ONLY: [&str; 3] = ["session.skills_loaded", "session.mcp_servers_loaded", "session.tools_updated"];
+
+/// A Copilot event envelope: a dotted `type`, a `data` object and an `id`.
+pub(super) fn is_envelope(p: &Probe) -> bool {
+    p.kind().is_some_and(|t| t.contains('.')) && p.get("data").is_some_and(Value::is_object) && p.str("id").is_some()
 }
 
 /// The provider name of Copilot's sessions.
@@ -73,13 +81,14 @@ pub struct Copilot {
     shell_streamed: HashSet<String>,
 }
 
+/// One event (or the closing `result`).
 #[derive(Deserialize)]
-struct Envelope {
+pub(super) struct Envelope {
     #[serde(rename = "type")]
-    kind: String,
+    pub(super) kind: String,
     #[serde(default)]
-    data: Value,
-    timestamp: Option<String>,
+    pub(super) data: Value,
+    pub(super) timestamp: Option<String>,
     #[serde(rename = "exitCode")]
     exit_code: Option<i64>,
     usage: Option<ResultUsage>,
@@ -346,7 +355,8 @@ mod tests {
     #[test]
     fn the_envelope_and_the_closing_result_are_claimed() {
         let claim_of = |l: &str| claim(&Probe::parse(l).unwrap());
-        assert_eq!(claim_of(r#"{"type":"assistant.idle","data":{},"id":"x","timestamp":"t"}"#), Claim::Yes);
+        assert_eq!(claim_of(r#"{"type":"assistant.idle","data":{},"id":"x","ephemeral":true}"#), Claim::Yes);
+        assert_eq!(claim_of(r#"{"type":"user.message","data":{},"id":"x","timestamp":"t"}"#), Claim::Maybe);
         assert_eq!(claim_of(r#"{"type":"result","sessionId":"s","exitCode":0}"#), Claim::Yes);
         assert_eq!(claim_of(r#"{"type":"result","session_id":"s","subtype":"success"}"#), Claim::No);
         assert_eq!(claim_of(r#"{"type":"item.started","item":{},"id":"x"}"#), Claim::No);

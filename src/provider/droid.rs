@@ -42,7 +42,8 @@ fn claim(p: &Probe) -> Claim {
     super::dialect::claim(session && own, false)
 }
 
-const PROVIDER: &str = "droid";
+/// The provider name of droid's sessions.
+pub(super) const PROVIDER: &str = "droid";
 
 const NAMES: ToolNames = ToolNames {
     provider: "droid",
@@ -161,21 +162,19 @@ impl Parse for Droid {
             Wire::ToolCall { id, tool_name, parameters, timestamp, session_id } => {
                 enter(engine, session_id.as_deref(), timestamp);
                 engine.ensure_turn();
-                let change = match tool_name.as_str() {
-                    "Create" => Some(FileChange::Add),
-                    name if NAMES.kind(name) == ToolKind::Edit => Some(FileChange::Update),
-                    _ => None,
-                };
-                if let (Some(change), Some(path)) = (change, target(parameters.as_ref())) {
-                    self.edits.push((id.clone(), path, change));
-                }
-                engine.tool_started(NAMES.started(&id, &tool_name, parameters), ToolContext::default());
+                self.tool_call(engine, &id, &tool_name, parameters);
             }
             Wire::ToolResult { id, is_error, value, error, timestamp } => {
                 if let Some(ms) = timestamp {
                     engine.set_time(ms);
                 }
-                self.tool_result(engine, &id, is_error, value, error);
+                let text = match (&value, &error) {
+                    (Some(Value::String(s)), _) => s.clone(),
+                    (Some(v), _) if !v.is_null() => v.to_string(),
+                    (_, Some(e)) => e.message.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                self.tool_result(engine, &id, is_error, text);
             }
             Wire::Completion { duration_ms, usage, timestamp, session_id } => {
                 enter(engine, session_id.as_deref(), timestamp);
@@ -212,21 +211,22 @@ impl Parse for Droid {
 }
 
 impl Droid {
-    fn tool_result(
-        &mut self,
-        engine: &mut Engine,
-        id: &str,
-        is_error: bool,
-        value: Option<Value>,
-        error: Option<WireError>,
-    ) {
-        let edit = self.edits.iter().position(|(call, ..)| call == id).map(|i| self.edits.swap_remove(i));
-        let text = match (&value, &error) {
-            (Some(Value::String(s)), _) => s.clone(),
-            (Some(v), _) if !v.is_null() => v.to_string(),
-            (_, Some(e)) => e.message.clone().unwrap_or_default(),
-            _ => String::new(),
+    /// The call `id` to `tool_name`; an edit's file is kept until its result says it worked.
+    pub(super) fn tool_call(&mut self, engine: &mut Engine, id: &str, tool_name: &str, parameters: Option<Value>) {
+        let change = match tool_name {
+            "Create" => Some(FileChange::Add),
+            name if NAMES.kind(name) == ToolKind::Edit => Some(FileChange::Update),
+            _ => None,
         };
+        if let (Some(change), Some(path)) = (change, target(parameters.as_ref())) {
+            self.edits.push((id.to_owned(), path, change));
+        }
+        engine.tool_started(NAMES.started(id, tool_name, parameters), ToolContext::default());
+    }
+
+    /// The result of call `id`: its text, and whether droid marked it an error.
+    pub(super) fn tool_result(&mut self, engine: &mut Engine, id: &str, is_error: bool, text: String) {
+        let edit = self.edits.iter().position(|(call, ..)| call == id).map(|i| self.edits.swap_remove(i));
         if text.contains("insufficient permission") {
             return engine.tool_ended(id, ToolStatus::Denied, Some(denial(text)));
         }
@@ -259,7 +259,7 @@ fn enter(engine: &mut Engine, session: Option<&str>, timestamp: Option<i64>) {
     engine.enter_session(session, PROVIDER);
 }
 
-fn denial(message: String) -> ErrorInfo {
+pub(super) fn denial(message: String) -> ErrorInfo {
     let action = Some("re-run with a higher --auto level, or allow the command in droid's settings".into());
     ErrorInfo { category: ErrorCategory::PermissionDenied, message, action }
 }

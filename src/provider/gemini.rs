@@ -32,7 +32,7 @@ pub struct Gemini {
     notices: Vec<String>,
 }
 
-const NAMES: ToolNames = ToolNames {
+pub(super) const NAMES: ToolNames = ToolNames {
     provider: "gemini",
     kinds: &[
         ("run_shell_command", ToolKind::Shell),

@@ -79,6 +79,25 @@ pub fn inputs(dir: &str) -> Vec<String> {
     v
 }
 
+/// Every file under `dir` (at any depth) whose name ends with `suffix`, sorted, relative to
+/// `dir`: session files keep the paths their agent gave them.
+pub fn files_under(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)) {
+                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Checks `normalize [args]` on every input in `fixtures/<dir>` against its
 /// `<case>.events.jsonl`, reporting all mismatches together.
 pub fn golden_dir(dir: &str, args: &[&str]) {
