@@ -30,7 +30,7 @@ _normalize() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex opencode kilo gemini auggie copilot cline droid cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex opencode opencode-session kilo gemini auggie copilot cline droid cursor" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)
