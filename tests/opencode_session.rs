@@ -42,8 +42,7 @@ fn agreed(events: &[Value], root: &str) -> Agreed {
         .map(|e| (e["payload"]["path"].as_str().unwrap().into(), e["payload"]["change"].as_str().unwrap().into()))
         .collect();
     let final_text = root_events()
-        .filter(|e| e["type"] == "text" && e["payload"]["role"] == "assistant")
-        .last()
+        .rfind(|e| e["type"] == "text" && e["payload"]["role"] == "assistant")
         .map_or(String::new(), |e| e["payload"]["delta"].as_str().unwrap().into());
     let summary = events.last().unwrap();
     assert_eq!(summary["type"], "summary");
