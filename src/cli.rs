@@ -81,12 +81,14 @@ pub trait Command: Parser {
     const NAME: &'static str;
     /// The input options.
     fn common(&self) -> &CommonArgs;
+    /// What the command reads: which files of a directory, and which files it decodes.
+    const FORMATS: &'static dyn crate::io::Formats = &crate::io::JsonLines;
     /// Runs the command over `sources`, writing its output to `out` (diagnostics still go
     /// to stderr). The binaries and the fuzz targets both come through here.
     fn run_on<W: Write>(self, sources: &crate::io::Sources, out: W) -> anyhow::Result<Outcome>;
     /// Runs the command over its inputs (or stdin), writing to stdout.
     fn run(self) -> anyhow::Result<Outcome> {
-        let sources = self.common().sources();
+        let sources = self.common().sources().reading(Self::FORMATS);
         self.run_on(&sources, std::io::stdout().lock())
     }
 }

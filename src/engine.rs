@@ -161,6 +161,11 @@ impl Engine {
         self.health.unreadable += 1;
     }
 
+    /// Counts a file found in a directory and not read.
+    pub fn count_skipped(&mut self) {
+        self.health.skipped += 1;
+    }
+
     /// Takes the events produced so far.
     pub fn drain(&mut self) -> std::vec::Drain<'_, Event> {
         self.out.drain(..)

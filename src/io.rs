@@ -7,13 +7,14 @@ mod input;
 mod line;
 mod read;
 mod source;
+mod walk;
 mod write;
 
-pub use input::Input;
 pub(crate) use input::Opaque;
+pub use input::{Input, LinesOut, Produced};
 pub use line::{decoding, is_blank, Line, LineReader};
 pub use read::{each_line, read_events, read_lines, EventLine, LineSink, Reading};
-pub use source::{Source, SourceIter, Sources, Unreadable};
+pub use source::{Formats, JsonLines, Opened, Source, SourceIter, Sources, Unreadable, HEAD_BYTES};
 pub use write::LineWriter;
 
 use std::io;

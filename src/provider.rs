@@ -121,6 +121,7 @@ dialects!(
     codex,
     codex_rollout,
     opencode,
+    opencode_session,
     kilo,
     gemini,
     gemini_session,
@@ -132,6 +133,28 @@ dialects!(
     droid_session,
     cursor
 );
+
+/// The session files that are not lines, each known by its first bytes and turned into
+/// lines of its dialect: what `normalize` reads besides lines.
+const DOCUMENTS: &[Decode] = &[opencode_session::db::decode, opencode_session::export::decode];
+
+type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>>;
+
+/// What `normalize` reads: lines of a dialect it knows, and the [`DOCUMENTS`]. In a
+/// directory, a file is read when it is one of the documents, or when some dialect claims
+/// its first non-blank line; the others (configuration, caches, locks) are skipped.
+#[derive(Debug)]
+pub struct SessionFiles;
+
+impl crate::io::Formats for SessionFiles {
+    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>> {
+        DOCUMENTS.iter().find_map(|decode| decode(path, head))
+    }
+
+    fn claims(&self, line: &str) -> bool {
+        Probe::parse(line).is_some_and(|probe| Provider::detect(&probe) != Verdict::None)
+    }
+}
 
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].
 #[derive(Clone, Copy)]

@@ -14,6 +14,7 @@ mod gemini;
 mod handoff;
 mod normalize;
 mod opencode;
+mod opencode_session;
 mod pipes;
 mod project;
 mod readme;

@@ -106,6 +106,7 @@ impl clap::builder::TypedValueParser for FromParser {
 
 impl Command for Args {
     const NAME: &'static str = "normalize";
+    const FORMATS: &'static dyn crate::io::Formats = &crate::provider::SessionFiles;
 
     fn common(&self) -> &CommonArgs {
         &self.common
@@ -207,8 +208,15 @@ fn read(
     tx: &SyncSender<Vec<Item>>,
     written: &Receiver<Vec<Item>>,
 ) -> anyhow::Result<Normalizer> {
-    let mut reader = Reader { norm, names_files: sources.names_files(), batch: Vec::new(), bytes: 0, tx, written };
+    let mut reader =
+        Reader { norm, names_files: sources.names_files(), batch: Vec::new(), bytes: 0, skipped: 0, tx, written };
     let result = crate::io::each_line(sources, max_line, &mut reader);
+    if reader.skipped > NAMED_SKIPS {
+        let n = reader.skipped;
+        reader.batch.push(Item::Note(format!(
+            "skipped {n} files in all that are not session files (the first {NAMED_SKIPS} are named above)"
+        )));
+    }
     if !reader.batch.is_empty() {
         let _ = tx.send(reader.batch);
     }
@@ -222,6 +230,8 @@ struct Reader<'a> {
     batch: Vec<Item>,
     /// Input bytes behind the batch.
     bytes: usize,
+    /// Files found in directories and not read.
+    skipped: u64,
     tx: &'a SyncSender<Vec<Item>>,
     written: &'a Receiver<Vec<Item>>,
 }
@@ -258,7 +268,19 @@ impl crate::io::LineSink for Reader<'_> {
         self.norm.count_unreadable();
         self.batch.push(Item::Unreadable(u.to_string()));
     }
+
+    fn skipped(&mut self, source: &Source, why: &'static str) {
+        self.norm.count_skipped();
+        self.skipped += 1;
+        if self.skipped <= NAMED_SKIPS {
+            self.batch.push(Item::Note(format!("skipped {}: {why}", source.name())));
+        }
+    }
 }
+
+/// How many skipped files are named on stderr, one line each; past them only their number
+/// is said, once, at the end (a home holds thousands of files that are not sessions).
+const NAMED_SKIPS: u64 = 10;
 
 /// Sends the batch to the writing thread, asking it to flush when `flush`; false when that
 /// thread is gone.

@@ -143,6 +143,10 @@ pub struct InputHealth {
     /// Input files that could not be read (or not to their end); the others were.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unreadable: u64,
+    /// Files found in a directory operand and not read: not of a format the filter reads
+    /// (configuration, caches, locks, binaries).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -151,3 +151,82 @@ impl Input for Waiting {
             .is_ok_and(|got| !got.is_empty() && !got.contains(PollFlags::NVAL))
     }
 }
+
+/// Lines made on a thread of their own by a reader that cannot hand out bytes as it goes (a
+/// database read through its library, whose rows borrow the connection), read as a file
+/// is. At most [`QUEUED`] chunks of about [`CHUNK`] bytes wait: the producer waits for the
+/// filter, and stops when the filter stops reading.
+pub struct Produced {
+    rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,
+    chunk: io::Cursor<Vec<u8>>,
+}
+
+const CHUNK: usize = 64 * 1024;
+const QUEUED: usize = 4;
+
+/// Where a [`Produced`] producer writes its lines.
+pub struct LinesOut {
+    tx: std::sync::mpsc::SyncSender<io::Result<Vec<u8>>>,
+    buf: Vec<u8>,
+}
+
+impl LinesOut {
+    /// Adds one line (without its newline). Fails once the filter has stopped reading.
+    pub fn line(&mut self, line: &[u8]) -> io::Result<()> {
+        self.buf.extend_from_slice(line);
+        self.buf.push(b'\n');
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    fn send(&mut self) -> io::Result<()> {
+        let chunk = std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK));
+        self.tx.send(Ok(chunk)).map_err(|_| io::Error::from(io::ErrorKind::BrokenPipe))
+    }
+}
+
+impl Produced {
+    /// Runs `produce` on a thread named `name`; an error it returns ends the lines with it.
+    pub fn spawn(
+        name: &str,
+        produce: impl FnOnce(&mut LinesOut) -> io::Result<()> + Send + 'static,
+    ) -> io::Result<Produced> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(QUEUED);
+        std::thread::Builder::new().name(name.into()).spawn(move || {
+            let mut out = LinesOut { tx, buf: Vec::with_capacity(CHUNK) };
+            let result = produce(&mut out).and_then(|()| out.send());
+            if let Err(e) = result {
+                let _ = out.tx.send(Err(e));
+            }
+        })?;
+        Ok(Produced { rx, chunk: io::Cursor::new(Vec::new()) })
+    }
+}
+
+impl Read for Produced {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let n = self.chunk.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            match self.rx.recv() {
+                Ok(chunk) => self.chunk = io::Cursor::new(chunk?),
+                Err(_) => return Ok(0),
+            }
+        }
+    }
+}
+
+/// Never waits for a writer: the rows are on disk.
+impl Input for Produced {
+    fn ready(&self) -> bool {
+        true
+    }
+
+    fn may_wait(&self) -> bool {
+        false
+    }
+}

@@ -21,6 +21,8 @@ pub trait LineSink {
     fn idle(&mut self) -> anyhow::Result<bool>;
     /// A source could not be read, or reading it failed part way; the next is read.
     fn unreadable(&mut self, u: Unreadable);
+    /// A file found in a directory is not read: it is not of a format the filter reads.
+    fn skipped(&mut self, _source: &Source, _why: &'static str) {}
 }
 
 /// The one input loop, shared by every filter: reads the lines of every source in order
@@ -29,11 +31,25 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
     let mut buf = Vec::new();
     for (i, source) in sources.iter()?.enumerate() {
         let source = source?;
-        if stop_requested().is_some() || !sink.begin(&source, i > 0 && source.may_wait())? {
+        if stop_requested().is_some() {
             return Ok(());
         }
-        let input = match source.open() {
-            Ok(input) => input,
+        // A found file is looked at first: one that is skipped begins nothing. (Opening
+        // it never waits, so nothing need be flushed before.)
+        let found = matches!(source, Source::Found(_)).then(|| sources.open(&source));
+        if let Some(Ok(super::Opened::Skipped(why))) = found {
+            sink.skipped(&source, why);
+            continue;
+        }
+        if !sink.begin(&source, i > 0 && source.may_wait())? {
+            return Ok(());
+        }
+        let input = match found.unwrap_or_else(|| sources.open(&source)) {
+            Ok(super::Opened::Lines(input)) => input,
+            Ok(super::Opened::Skipped(why)) => {
+                sink.skipped(&source, why);
+                continue;
+            }
             Err(error) => {
                 sink.unreadable(Unreadable { name: source.name(), error, part_way: false });
                 continue;

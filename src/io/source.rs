@@ -1,8 +1,10 @@
-//! Where input comes from: stdin, files, bytes in memory, or a list of paths read lazily
-//! (`--files-from`), and why a source could not be read.
+//! Where input comes from: stdin, files, the files under a directory, bytes in memory, or a
+//! list of paths read lazily (`--files-from`); which files a filter reads ([`Formats`]: the
+//! files found under a directory it does not recognise are skipped, and files that are not
+//! lines are decoded into lines); and why a source could not be read.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
@@ -14,8 +16,11 @@ use super::{decoding, Input};
 pub enum Source {
     /// Standard input.
     Stdin,
-    /// A file.
+    /// A file named by the user: read whatever it holds (what is not understood is kept).
+    /// A directory is walked: its files come as [`Source::Found`].
     File(PathBuf),
+    /// A file found in a directory walk: read only when the filter recognises it.
+    Found(PathBuf),
     /// Bytes already in memory (for embedding the filters, and for the fuzz targets).
     Bytes(std::sync::Arc<[u8]>),
 }
@@ -38,7 +43,7 @@ impl Source {
                 Ok(fd) => file(File::from(fd)),
                 Err(_) => decoding(io::stdin()),
             },
-            Source::File(p) => file(File::open(p)?),
+            Source::File(p) | Source::Found(p) => file(File::open(p)?),
             Source::Bytes(b) => decoding(io::Cursor::new(std::sync::Arc::clone(b))),
         }
     }
@@ -49,7 +54,7 @@ impl Source {
         match self {
             Source::Stdin => true,
             Source::File(p) => !std::fs::metadata(p).is_ok_and(|m| m.is_file()),
-            Source::Bytes(_) => false,
+            Source::Found(_) | Source::Bytes(_) => false,
         }
     }
 
@@ -57,7 +62,7 @@ impl Source {
     pub fn name(&self) -> String {
         match self {
             Source::Stdin => "<stdin>".into(),
-            Source::File(p) => p.display().to_string(),
+            Source::File(p) | Source::Found(p) => p.display().to_string(),
             Source::Bytes(_) => "<memory>".into(),
         }
     }
@@ -71,23 +76,137 @@ pub struct Sources {
     given: Vec<Source>,
     /// The list, and what ends each of its paths (`\n`, or NUL with `-0`).
     list: Option<(Source, u8)>,
+    /// What the filter reads.
+    formats: &'static dyn Formats,
+}
+
+/// What a filter reads: which files found in a directory are its input, and how files that
+/// are not lines (a database, a JSON document) become lines. The filter gives it; the walk
+/// and the input loop know no format.
+pub trait Formats: Sync + std::fmt::Debug {
+    /// A reader of the lines of the file at `path`, when its first bytes (`head`, up to
+    /// [`HEAD_BYTES`]) say it is a file of another kind the filter reads.
+    fn decode(&self, path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>>;
+    /// Whether a file found in a directory whose first non-blank line is `line` is input.
+    fn claims(&self, line: &str) -> bool;
+}
+
+/// How much of a file [`Formats::decode`] is shown.
+pub const HEAD_BYTES: usize = 64 * 1024;
+/// How much of a found file is read for its first line; a longer first line is taken for
+/// input when it starts as a JSON object does.
+const FIRST_LINE_BYTES: usize = 1024 * 1024;
+
+/// JSON lines: the files found in a directory are read when their first non-blank line is
+/// a JSON object, and no file is decoded.
+#[derive(Debug)]
+pub struct JsonLines;
+
+impl Formats for JsonLines {
+    fn decode(&self, _: &Path, _: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+        None
+    }
+
+    fn claims(&self, line: &str) -> bool {
+        matches!(serde_json::from_str::<serde_json::Value>(line), Ok(serde_json::Value::Object(_)))
+    }
+}
+
+/// A source opened: its lines, or why a file found in a directory is not read.
+pub enum Opened {
+    /// The lines.
+    Lines(Box<dyn Input>),
+    /// Not read, and why: not a file the filter recognises.
+    Skipped(&'static str),
 }
 
 impl Sources {
     /// The operands; none means stdin.
     pub fn from_operands(paths: &[PathBuf]) -> Sources {
-        Sources { given: Source::from_operands(paths), list: None }
+        Sources { given: Source::from_operands(paths), list: None, formats: &JsonLines }
     }
 
     /// The paths listed in `list` (`-` is stdin), one per line, or NUL-separated with `nul`.
     pub fn listed_in(list: &Path, nul: bool) -> Sources {
         let list = if list == Path::new("-") { Source::Stdin } else { Source::File(list.to_path_buf()) };
-        Sources { given: Vec::new(), list: Some((list, if nul { 0 } else { b'\n' })) }
+        Sources { given: Vec::new(), list: Some((list, if nul { 0 } else { b'\n' })), formats: &JsonLines }
+    }
+
+    /// The same inputs, read as `formats` says.
+    pub fn reading(self, formats: &'static dyn Formats) -> Sources {
+        Sources { formats, ..self }
     }
 
     /// True when the input may be several files, so provenance names the file of each line.
     pub fn names_files(&self) -> bool {
-        self.list.is_some() || self.given.len() > 1
+        self.list.is_some()
+            || self.given.len() > 1
+            || self.given.iter().any(|s| matches!(s, Source::File(p) if p.is_dir()))
+    }
+
+    /// Opens `source`: a file the filter decodes becomes its lines; a file found in a
+    /// directory is read only when the filter recognises its first line (or decodes it).
+    pub fn open(&self, source: &Source) -> io::Result<Opened> {
+        let (Source::File(path) | Source::Found(path)) = source else { return source.open().map(Opened::Lines) };
+        let found = matches!(source, Source::Found(_));
+        if found && std::fs::symlink_metadata(path)?.is_symlink() && path.is_dir() {
+            return Ok(Opened::Skipped("a symbolic link to a directory, not followed"));
+        }
+        if path.is_dir() {
+            // A directory the walk could not list: listing it again says why.
+            std::fs::read_dir(path)?;
+            return Err(io::Error::other("the directory could not be listed"));
+        }
+        let mut file = File::open(path)?;
+        if !is_regular(&file) {
+            return match found {
+                true => Ok(Opened::Skipped("not a regular file")),
+                false => source.open().map(Opened::Lines),
+            };
+        }
+        let mut head = Vec::new();
+        (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        if let Some(decoded) = self.formats.decode(path, &head) {
+            return decoded.map(Opened::Lines);
+        }
+        if found {
+            if let Some(why) = self.refuses(&mut file, &mut head)? {
+                return Ok(Opened::Skipped(why));
+            }
+        }
+        decoding(io::Cursor::new(head).chain(file)).map(Opened::Lines)
+    }
+
+    /// Why a found file is not input, reading more of it while its first line goes on.
+    fn refuses(&self, file: &mut File, head: &mut Vec<u8>) -> io::Result<Option<&'static str>> {
+        loop {
+            let start = head.iter().position(|b| !b.is_ascii_whitespace());
+            if let Some(start) = start {
+                if let Some(end) = memchr::memchr(b'\n', &head[start..]) {
+                    let line = std::str::from_utf8(&head[start..start + end]);
+                    return Ok(match line {
+                        Ok(line) if self.formats.claims(line.trim_end()) => None,
+                        _ if memchr::memchr(0, &head[start..start + end]).is_some() => Some("binary"),
+                        _ => Some("not a file of a format it reads"),
+                    });
+                }
+            }
+            let before = head.len();
+            if before >= FIRST_LINE_BYTES {
+                return Ok((head.get(start.unwrap_or(0)) != Some(&b'{')).then_some("not a file of a format it reads"));
+            }
+            file.take(HEAD_BYTES as u64).read_to_end(head)?;
+            if head.len() == before {
+                // The file ends within its first line.
+                return Ok(match start {
+                    None => Some("empty"),
+                    Some(s) => match std::str::from_utf8(&head[s..]) {
+                        Ok(line) if self.formats.claims(line.trim_end()) => None,
+                        _ => Some("not a file of a format it reads"),
+                    },
+                });
+            }
+        }
     }
 
     /// The sources in order; an error reading the list itself ends the iteration with it.
@@ -98,13 +217,13 @@ impl Sources {
             }
             None => None,
         };
-        Ok(SourceIter { given: self.given.clone().into_iter(), list, path: Vec::new() })
+        Ok(SourceIter { given: self.given.clone().into_iter(), list, path: Vec::new(), walk: None })
     }
 }
 
 impl From<Vec<Source>> for Sources {
     fn from(given: Vec<Source>) -> Sources {
-        Sources { given, list: None }
+        Sources { given, list: None, formats: &JsonLines }
     }
 }
 
@@ -113,6 +232,8 @@ pub struct SourceIter {
     given: std::vec::IntoIter<Source>,
     list: Option<List>,
     path: Vec<u8>,
+    /// The directory operand being walked.
+    walk: Option<super::walk::Walk>,
 }
 
 /// A list of paths being read: the reader, what ends each path, and the list's name.
@@ -126,11 +247,35 @@ impl Iterator for SourceIter {
     type Item = io::Result<Source>;
 
     fn next(&mut self) -> Option<io::Result<Source>> {
+        loop {
+            if let Some(path) = self.walk.as_mut().and_then(super::walk::Walk::next) {
+                return Some(Ok(Source::Found(path)));
+            }
+            self.walk = None;
+            let next = match self.given.next() {
+                Some(s) => s,
+                None => match self.listed()? {
+                    Ok(s) => s,
+                    Err(e) => return Some(Err(e)),
+                },
+            };
+            match &next {
+                Source::File(p) if p.is_dir() => match super::walk::Walk::new(p) {
+                    Ok(walk) => self.walk = Some(walk),
+                    // Opening it says why it could not be listed.
+                    Err(_) => return Some(Ok(next)),
+                },
+                _ => return Some(Ok(next)),
+            }
+        }
+    }
+}
+
+impl SourceIter {
+    /// The next path of the list, if there is one.
+    fn listed(&mut self) -> Option<io::Result<Source>> {
         use std::io::BufRead;
         use std::os::unix::ffi::OsStrExt;
-        if let Some(s) = self.given.next() {
-            return Some(Ok(s));
-        }
         let List { reader, end, name } = self.list.as_mut()?;
         loop {
             self.path.clear();

@@ -127,6 +127,11 @@ impl Normalizer {
         self.engine.count_unreadable();
     }
 
+    /// Counts a file found in a directory and not read, for the summary.
+    pub fn count_skipped(&mut self) {
+        self.engine.count_skipped();
+    }
+
     /// Handles the next input line.
     pub fn line(&mut self, line: Line<'_>) {
         self.line_no += 1;

@@ -41,7 +41,7 @@ enum Held {
 }
 
 /// The name OpenCode's sessions give as their provider.
-const PROVIDER: &str = "opencode";
+pub(super) const PROVIDER: &str = "opencode";
 
 const NAMES: ToolNames = ToolNames {
     provider: "opencode",
@@ -105,8 +105,22 @@ enum Wire {
     Unknown,
 }
 
+/// A part of an assistant message, by its own `type`.
 #[derive(Deserialize)]
-struct TextPart {
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub(super) enum Part {
+    StepStart {},
+    Text(TextPart),
+    Reasoning(TextPart),
+    Tool(ToolPart),
+    StepFinish(FinishPart),
+    /// Parts the stream never shows (`snapshot`, `patch`, `file`, `agent`…).
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Deserialize)]
+pub(super) struct TextPart {
     #[serde(default)]
     text: String,
     #[serde(rename = "sessionID")]
@@ -115,7 +129,7 @@ struct TextPart {
 }
 
 #[derive(Deserialize)]
-struct ToolPart {
+pub(super) struct ToolPart {
     tool: String,
     #[serde(rename = "callID")]
     call_id: String,
@@ -162,7 +176,7 @@ struct Span {
 }
 
 #[derive(Deserialize)]
-struct FinishPart {
+pub(super) struct FinishPart {
     reason: Option<String>,
     tokens: Option<Tokens>,
     cost: Option<f64>,
@@ -184,7 +198,7 @@ struct Cache {
 }
 
 #[derive(Deserialize)]
-struct WireError {
+pub(super) struct WireError {
     name: Option<String>,
     #[serde(default)]
     data: ErrorData,
@@ -208,28 +222,18 @@ impl Parse for OpenCode {
         }
         enter_session(engine, env.session_id.as_deref(), self.provider);
         let held = self.held.take();
-        self.answered = matches!(&env.event, Wire::Text { part } if part.time.as_ref().is_some_and(|t| t.end.is_some()));
+        self.answered = false;
         match env.event {
-            Wire::StepStart {} => {
-                self.refused_in_step = false;
-                self.open_turn(engine);
-            }
-            Wire::Text { part } => {
-                self.open_turn(engine);
-                engine.text(Role::Assistant, part.text, self.parent_of(part.session_id.as_deref()));
-            }
-            Wire::Reasoning { part } => {
-                self.open_turn(engine);
-                engine.reasoning(part.text, self.parent_of(part.session_id.as_deref()));
-            }
+            Wire::StepStart {} => self.part(engine, Part::StepStart {}),
+            Wire::Text { part } => self.part(engine, Part::Text(part)),
+            Wire::Reasoning { part } => self.part(engine, Part::Reasoning(part)),
             Wire::ToolUse { part } => {
-                self.open_turn(engine);
-                self.tool_use(engine, part);
+                self.part(engine, Part::Tool(part));
                 if let Some(ms) = env.timestamp {
                     engine.set_time(ms);
                 }
             }
-            Wire::StepFinish { part } => self.step_finish(engine, part),
+            Wire::StepFinish { part } => self.part(engine, Part::StepFinish(part)),
             Wire::Error { error } => self.error(engine, error),
             Wire::Done { rejected } => {
                 if held == Some(Held::Refused) || !rejected.is_empty() {
@@ -269,6 +273,42 @@ impl OpenCode {
     /// A parser whose sessions are named after `provider` (an OpenCode fork).
     pub fn named(provider: &'static str) -> OpenCode {
         OpenCode { provider, ..OpenCode::default() }
+    }
+
+    /// One part of an assistant message, as the stream's lines and the session files (the
+    /// database's `part` rows, `opencode export`) all hold it.
+    pub(super) fn part(&mut self, engine: &mut Engine, part: Part) {
+        self.answered = matches!(&part, Part::Text(t) if t.time.as_ref().is_some_and(|t| t.end.is_some()));
+        match part {
+            Part::StepStart {} => {
+                self.refused_in_step = false;
+                self.open_turn(engine);
+            }
+            Part::Text(part) => {
+                self.open_turn(engine);
+                engine.text(Role::Assistant, part.text, self.parent_of(part.session_id.as_deref()));
+            }
+            Part::Reasoning(part) => {
+                self.open_turn(engine);
+                engine.reasoning(part.text, self.parent_of(part.session_id.as_deref()));
+            }
+            Part::Tool(part) => {
+                self.open_turn(engine);
+                self.tool_use(engine, part);
+            }
+            Part::StepFinish(part) => self.step_finish(engine, part),
+            Part::Other => {}
+        }
+    }
+
+    /// The session being read has ended (a session file's next session begins): what it
+    /// left undecided is settled as at the end of input. The `task` calls are kept, as the
+    /// sessions of their subagents come after.
+    pub(super) fn end_session(&mut self, engine: &mut Engine) {
+        self.finish(engine);
+        self.refused_in_step = false;
+        self.ended = false;
+        self.answered = false;
     }
 
     fn open_turn(&mut self, engine: &mut Engine) {
@@ -372,7 +412,8 @@ impl OpenCode {
         }
     }
 
-    fn error(&mut self, engine: &mut Engine, error: Option<WireError>) {
+    /// An error that ended the run: the stream's `error` line, an assistant message's `error`.
+    pub(super) fn error(&mut self, engine: &mut Engine, error: Option<WireError>) {
         let (name, data) = error.map_or((None, ErrorData::default()), |e| (e.name, e.data));
         let message = data.message.or_else(|| name.clone()).unwrap_or_else(|| "OpenCode reported an error".into());
         let (outcome, info) = match name.as_deref() {
@@ -397,7 +438,7 @@ impl OpenCode {
 }
 
 /// Switches to the run's session, announcing it the first time.
-fn enter_session(engine: &mut Engine, id: Option<&str>, provider: &str) {
+pub(super) fn enter_session(engine: &mut Engine, id: Option<&str>, provider: &str) {
     let known = match id {
         Some(id) => engine.session_id() == Some(id),
         None => engine.session_id().is_some(),

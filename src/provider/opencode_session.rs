@@ -1,0 +1,215 @@
+//! OpenCode's sessions on disk: the `session`, `message` and `part` rows of its SQLite
+//! database (`opencode.db`) and the documents `opencode export` prints. Both hold the same
+//! JSON; their readers ([`db`], [`export`]) turn each into the same lines, one record per
+//! line (`opencode-session`, `opencode-message`, `opencode-part`), which this dialect reads:
+//! the parts through the stream parser's own mapping ([`OpenCode::part`]), so a session
+//! file gives the events its live stream gives, and the user's prompts, which the stream
+//! does not show, as its turns' prompts.
+
+pub(super) mod db;
+pub(super) mod export;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::opencode::{enter_session, OpenCode, Part, WireError, PROVIDER};
+use super::{LineError, Parse};
+use crate::engine::Engine;
+use crate::event::SessionStarted;
+
+/// The `type` of each record line, in the order a session's records come.
+const SESSION: &str = "opencode-session";
+const MESSAGE: &str = "opencode-message";
+const PART: &str = "opencode-part";
+
+/// The record line of a session (`info` is the session's JSON), a message or a part.
+fn record(kind: &str, key: &str, json: &str, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(kind.as_bytes());
+    out.extend_from_slice(b"\",\"");
+    out.extend_from_slice(key.as_bytes());
+    out.extend_from_slice(b"\":");
+    out.extend_from_slice(json.as_bytes());
+    out.push(b'}');
+}
+
+/// A record line, by its `type`.
+enum Record<'a> {
+    Session { info: SessionInfo },
+    Message { info: MessageInfo },
+    Part { part: &'a RawValue },
+}
+
+#[derive(Deserialize)]
+struct Info<T> {
+    info: T,
+}
+
+#[derive(Deserialize)]
+struct PartRecord<'a> {
+    #[serde(borrow)]
+    part: &'a RawValue,
+}
+
+impl<'a> Record<'a> {
+    fn parse(line: &'a str) -> Result<Record<'a>, LineError> {
+        let shape = |e| LineError::classify(line, e, &[SESSION, MESSAGE, PART]);
+        Ok(match super::leading_type(line) {
+            Some(SESSION) => Record::Session { info: serde_json::from_str::<Info<_>>(line).map_err(shape)?.info },
+            Some(MESSAGE) => Record::Message { info: serde_json::from_str::<Info<_>>(line).map_err(shape)?.info },
+            Some(PART) => Record::Part { part: serde_json::from_str::<PartRecord<'_>>(line).map_err(shape)?.part },
+            _ => return Err(LineError::unknown_type_of(line)),
+        })
+    }
+}
+
+#[derive(Deserialize)]
+struct SessionInfo {
+    id: String,
+    directory: Option<String>,
+    version: Option<String>,
+    model: Option<Model>,
+}
+
+#[derive(Deserialize)]
+struct Model {
+    id: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct MessageInfo {
+    #[serde(rename = "sessionID")]
+    session_id: String,
+    role: String,
+    #[serde(default)]
+    time: MessageTime,
+    error: Option<WireError>,
+}
+
+#[derive(Deserialize, Default)]
+struct MessageTime {
+    created: Option<i64>,
+    completed: Option<i64>,
+}
+
+/// What every part names besides its content.
+#[derive(Deserialize)]
+struct PartIds {
+    #[serde(rename = "sessionID")]
+    session_id: String,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    text: Option<String>,
+    #[serde(default)]
+    synthetic: bool,
+}
+
+/// The reader of OpenCode's session records.
+#[derive(Default)]
+struct Sessions {
+    /// The stream parser, which reads the parts.
+    parts: OpenCode,
+    /// The message being read is the user's: its text is the next turn's prompt.
+    user: bool,
+    /// The prompt of the turn the user's message opens, once its text has been read.
+    prompt: Option<String>,
+    /// When the assistant message being read was completed, for its closing part.
+    completed: Option<i64>,
+    /// The error the assistant message being read ended with, said after its parts.
+    error: Option<WireError>,
+}
+
+impl Parse for Sessions {
+    fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        let record = Record::parse(line)?;
+        let part = match &record {
+            Record::Part { part } => {
+                Some((serde_json::from_str::<PartIds>(part.get()).map_err(LineError::Shape)?, *part))
+            }
+            _ => None,
+        };
+        match record {
+            Record::Session { info } => {
+                self.end_message(engine);
+                self.parts.end_session(engine);
+                let started = SessionStarted {
+                    provider: PROVIDER.into(),
+                    provider_version: info.version,
+                    model: info.model.and_then(|m| m.id),
+                    cwd: info.directory,
+                    tools: None,
+                };
+                engine.session_started(Some(&info.id), started);
+            }
+            Record::Message { info } => {
+                self.end_message(engine);
+                enter_session(engine, Some(&info.session_id), PROVIDER);
+                if let Some(ms) = info.time.created {
+                    engine.set_time(ms);
+                }
+                self.user = info.role == "user";
+                self.completed = info.time.completed;
+                self.error = info.error;
+            }
+            Record::Part { .. } => {
+                let (ids, raw) = part.expect("read above");
+                enter_session(engine, Some(&ids.session_id), PROVIDER);
+                if self.user {
+                    if ids.kind.as_deref() == Some("text") && !ids.synthetic {
+                        let prompt = self.prompt.get_or_insert_with(String::new);
+                        if !prompt.is_empty() {
+                            prompt.push('\n');
+                        }
+                        prompt.push_str(&ids.text.unwrap_or_default());
+                    }
+                    return Ok(());
+                }
+                self.start_turn(engine);
+                let part: Part = serde_json::from_str(raw.get()).map_err(LineError::Shape)?;
+                if let (Part::StepFinish(_), Some(ms)) = (&part, self.completed) {
+                    engine.set_time(ms);
+                }
+                self.parts.part(engine, part);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, engine: &mut Engine) {
+        self.end_message(engine);
+        self.parts.finish(engine);
+    }
+}
+
+impl Sessions {
+    /// The user's message has been read: its prompt opens a turn.
+    fn start_turn(&mut self, engine: &mut Engine) {
+        if let Some(prompt) = self.prompt.take() {
+            engine.turn_started(Some(prompt));
+        }
+    }
+
+    /// The message being read has ended: a user's opens its turn, an assistant's error ends
+    /// the run as the stream's `error` line does.
+    fn end_message(&mut self, engine: &mut Engine) {
+        self.start_turn(engine);
+        if let Some(error) = self.error.take() {
+            self.parts.error(engine, Some(error));
+        }
+    }
+}
+
+/// OpenCode's session files, as their readers turn them into lines.
+pub(super) const DIALECT: super::Dialect = super::Dialect {
+    name: "opencode-session",
+    about: "OpenCode's sessions on disk: opencode.db (SQLite) and `opencode export` documents",
+    family: "opencode-session",
+    opens: &[SESSION],
+    claim,
+    parser: || Box::new(Sessions::default()),
+};
+
+/// Its record lines are its alone.
+fn claim(p: &super::Probe) -> super::Claim {
+    super::dialect::claim(p.kind().is_some_and(|t| [SESSION, MESSAGE, PART].contains(&t)), false)
+}

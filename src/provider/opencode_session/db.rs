@@ -1,0 +1,157 @@
+//! OpenCode's SQLite database (`~/.local/share/opencode/opencode.db`), read with SQLite
+//! itself (`rusqlite`, bundled), read-only, in one read transaction, so the sessions read
+//! are one consistent snapshot even while OpenCode is writing.
+//!
+//! OpenCode keeps the database in WAL mode. While OpenCode has it open, `-wal` and `-shm`
+//! files lie beside it: the database is then opened read-only (`mode=ro`), which takes
+//! SQLite's ordinary read locks through the `-shm` and never writes; OpenCode's writes
+//! after the snapshot are not seen. When there is no `-wal` file nobody has it open (the
+//! last connection checkpoints it and removes the file), and a read-only open would still
+//! create an empty `-wal` and `-shm` beside it and leave them there: the database is then
+//! opened `immutable=1`, which creates nothing and takes no locks. Should OpenCode start
+//! writing while it is read so (a `-wal` appears by the end), the read fails with an error
+//! saying to read it again: what was read may not be one snapshot.
+//!
+//! Lines: for each session (oldest first, by `time_created` then `id`), its record, then
+//! each of its messages (by `time_created`, `id`) followed by that message's parts (by
+//! `id`, which OpenCode makes ascending). A line's number (`rawRef.line`) is that row's
+//! place in this order, and the record names the row's `id`. A row whose JSON is broken
+//! becomes a line holding the row as text, kept `raw`.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::{record, MESSAGE, PART, SESSION};
+use crate::io::{Input, LinesOut, Produced};
+
+/// The first bytes of every SQLite database file.
+const HEADER: &[u8] = b"SQLite format 3\0";
+
+/// The lines of the OpenCode database at `path`, when `head` says it is SQLite and its
+/// tables are OpenCode's (others, Codex's or Copilot's, are not read).
+pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+    if !head.starts_with(HEADER) {
+        return None;
+    }
+    let conn = match open(path) {
+        Ok(conn) => conn,
+        Err(e) => return Some(Err(io::Error::other(e))),
+    };
+    match is_opencode(&conn.0) {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(e) => return Some(Err(io::Error::other(e))),
+    }
+    let produced = Produced::spawn("opencode-db", move |out| read(conn, out));
+    Some(produced.map(|p| Box::new(p) as Box<dyn Input>))
+}
+
+/// A connection, and the `-wal` file whose appearing means the immutable read raced a writer.
+struct Db(Connection, Option<PathBuf>);
+
+fn open(path: &Path) -> rusqlite::Result<Db> {
+    let wal = PathBuf::from(format!("{}-wal", path.display()));
+    let quiet = !wal.exists();
+    let mut uri = String::from("file:");
+    for b in path.to_string_lossy().bytes() {
+        // A path in a URI: `?`, `#` and `%` would end or escape it.
+        match b {
+            b'?' | b'#' | b'%' => uri.push_str(&format!("%{b:02X}")),
+            _ => uri.push(b as char),
+        }
+    }
+    uri.push_str(if quiet { "?immutable=1" } else { "?mode=ro" });
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(uri, flags)?;
+    // A writer holding its lock briefly (a checkpoint) is waited for, not an error.
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(Db(conn, quiet.then_some(wal)))
+}
+
+fn is_opencode(conn: &Connection) -> rusqlite::Result<bool> {
+    let n: i64 = conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('session', 'message', 'part')",
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(n == 3)
+}
+
+/// The rows' JSON, with the ids the rows keep in columns put back, as `opencode export`
+/// has them; `NULL` when the row's JSON is broken.
+const SESSIONS: &str = "SELECT id, json_object('id', id, 'parentID', parent_id, 'directory', directory, \
+    'title', title, 'version', version, 'agent', agent, \
+    'model', CASE WHEN json_valid(model) THEN json(model) END, \
+    'time', json_object('created', time_created, 'updated', time_updated)) \
+    FROM session ORDER BY time_created, id";
+const MESSAGES: &str = "SELECT id, CASE WHEN json_valid(data) THEN json_set(data, '$.id', id, '$.sessionID', session_id) END, data \
+    FROM message WHERE session_id = ?1 ORDER BY time_created, id";
+const PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
+    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data \
+    FROM part WHERE message_id = ?1 ORDER BY id";
+
+fn read(db: Db, out: &mut LinesOut) -> io::Result<()> {
+    let Db(conn, wal) = db;
+    read_rows(&conn, out).map_err(io::Error::other)??;
+    if wal.is_some_and(|w| w.exists()) {
+        return Err(io::Error::other(
+            "OpenCode began writing the database while it was read without locks: read it again",
+        ));
+    }
+    Ok(())
+}
+
+/// Every row, in one read transaction. The outer error is SQLite's, the inner one the
+/// filter's having stopped reading.
+fn read_rows(conn: &Connection, out: &mut LinesOut) -> rusqlite::Result<io::Result<()>> {
+    // Deferred: the snapshot is taken by the first read, and every read after sees it.
+    conn.execute_batch("BEGIN")?;
+    let mut sessions = conn.prepare(SESSIONS)?;
+    let mut messages = conn.prepare(MESSAGES)?;
+    let mut parts = conn.prepare(PARTS)?;
+    let mut line = Vec::new();
+    let mut rows = sessions.query([])?;
+    while let Some(row) = rows.next()? {
+        let id: String = row.get(0)?;
+        line.clear();
+        record(SESSION, "info", &row.get::<_, String>(1)?, &mut line);
+        if let Err(e) = out.line(&line) {
+            return Ok(Err(e));
+        }
+        let mut msgs = messages.query([&id])?;
+        while let Some(m) = msgs.next()? {
+            let message: String = m.get(0)?;
+            if let Err(e) = emit(MESSAGE, "info", m, out, &mut line) {
+                return Ok(Err(e));
+            }
+            let mut ps = parts.query([&message])?;
+            while let Some(p) = ps.next()? {
+                if let Err(e) = emit(PART, "part", p, out, &mut line) {
+                    return Ok(Err(e));
+                }
+            }
+        }
+    }
+    drop(rows);
+    conn.execute_batch("COMMIT")?;
+    Ok(Ok(()))
+}
+
+/// The line of a message or part row: its record, or the row as text when its JSON is
+/// broken (its parser then keeps it `raw`).
+fn emit(kind: &str, key: &str, row: &rusqlite::Row<'_>, out: &mut LinesOut, line: &mut Vec<u8>) -> io::Result<()> {
+    let json: Option<String> = row.get(1).map_err(io::Error::other)?;
+    line.clear();
+    match json {
+        Some(json) => record(kind, key, &json, line),
+        None => {
+            let id: String = row.get(0).map_err(io::Error::other)?;
+            let data: String = row.get(2).unwrap_or_default();
+            let broken = serde_json::json!({ "type": kind, "id": id, "brokenData": data });
+            line.extend_from_slice(broken.to_string().as_bytes());
+        }
+    }
+    out.line(line)
+}
