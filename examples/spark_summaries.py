@@ -24,15 +24,22 @@ from pyspark.sql import SparkSession
 
 
 def input_paths(operands):
-    """Every file under the operands, in a stable order."""
+    """What the executors read: each operand file, and each entry of an operand directory.
+    `normalize` walks a directory itself, reading the session files it recognises and
+    skipping the others, so an archive is spread over the executors by its subdirectories
+    (a project, a day) without listing its files here."""
     for operand in operands:
         if os.path.isdir(operand):
-            for root, dirs, files in os.walk(operand):
-                dirs.sort()
-                for name in sorted(files):
-                    yield os.path.join(root, name)
+            for name in sorted(os.listdir(operand)):
+                yield os.path.join(operand, name)
         else:
             yield operand
+
+
+def group(path):
+    """The partition key: a file's directory, so that a session resumed in a second file
+    beside the first is read in one process; a directory is a group of its own."""
+    return path if os.path.isdir(path) else os.path.dirname(path)
 
 
 def documents(lines):
@@ -43,7 +50,7 @@ def documents(lines):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="+", help="run files or directories of them")
+    parser.add_argument("paths", nargs="+", help="run files, session files, or directories of them")
     parser.add_argument("--master", help="Spark master (default: spark-submit's)")
     parser.add_argument("--partitions", type=int, default=0, help="path partitions (default: Spark's parallelism)")
     parser.add_argument("--fan-in", type=int, default=16, help="partition summaries merged per task")
@@ -65,9 +72,16 @@ def main():
     sc = spark.sparkContext
     partitions = args.partitions or sc.defaultParallelism
 
-    # Stage 1: one summary document per partition of paths.
+    # Stage 1: one summary document per partition of paths, each group in one partition and
+    # no partition empty (an empty list would have normalize read an empty stdin: a run
+    # with nothing recognised).
+    groups = {g: i for i, g in enumerate(sorted({group(p) for p in paths}))}
+    slices = max(1, min(partitions, len(groups)))
     summaries = (
-        sc.parallelize(paths, max(1, min(partitions, len(paths))))
+        sc.parallelize(paths)
+        .keyBy(group)
+        .partitionBy(slices, lambda g: groups[g] % slices)
+        .mapPartitions(lambda pairs: sorted(path for _, path in pairs))
         .pipe("sh -c " + shlex.quote(f"{normalize} --files-from - | {summarize} --format json"))
         .mapPartitions(documents)
     )
