@@ -61,6 +61,10 @@ pub enum UsageScope {
     Increment,
     /// Replaces what is known (a final or cumulative total).
     Total,
+    /// The session's running total so far (Codex reports a thread's usage so on each
+    /// `turn.completed`, a resumed thread's included): replaces what is known, and the
+    /// `usage` event carries what it adds, so the events of a session still add up to it.
+    Cumulative,
 }
 
 /// Extra facts about a new tool call beyond its payload.
@@ -426,11 +430,24 @@ impl Engine {
             return;
         }
         let s = self.session();
-        match scope {
-            UsageScope::Total => s.usage = usage,
-            UsageScope::Increment => s.usage.add(&usage),
+        let usage = match scope {
+            UsageScope::Total => {
+                s.usage = usage;
+                usage
+            }
+            UsageScope::Increment => {
+                s.usage.add(&usage);
+                usage
+            }
+            UsageScope::Cumulative => {
+                let added = growth(&s.usage, &usage);
+                s.usage = usage;
+                added
+            }
+        };
+        if !usage.is_empty() {
+            self.emit(Body::Usage(usage), Meta::new(Visibility::DETAIL));
         }
-        self.emit(Body::Usage(usage), Meta::new(Visibility::DETAIL));
     }
 
     /// The context window was compacted.
@@ -485,4 +502,24 @@ mod tests;
 /// by an ANSI sequence must be one call, as they are once written.
 fn clean_id(id: &str) -> Cow<'_, str> {
     crate::scrub::control::clean(id)
+}
+
+/// What a running total `now` adds to the one before it, field by field; a count that did
+/// not grow (or that only `now` knows) is reported whole, as a total that went down means a
+/// new count began.
+fn growth(before: &Usage, now: &Usage) -> Usage {
+    let grew = |b: Option<u64>, n: Option<u64>| match (b, n) {
+        (Some(b), Some(n)) if n >= b => Some(n - b),
+        (_, n) => n,
+    };
+    Usage {
+        input_tokens: grew(before.input_tokens, now.input_tokens),
+        output_tokens: grew(before.output_tokens, now.output_tokens),
+        cache_read: grew(before.cache_read, now.cache_read),
+        cache_write: grew(before.cache_write, now.cache_write),
+        cost_usd: match (before.cost_usd, now.cost_usd) {
+            (Some(b), Some(n)) if n >= b => Some(n - b),
+            (_, n) => n,
+        },
+    }
 }

@@ -187,6 +187,22 @@ fn usage_totals_replace_and_increments_add() {
 }
 
 #[test]
+fn running_totals_replace_and_their_events_carry_what_each_added() {
+    let mut e = engine();
+    e.begin_line(1, false);
+    let total = |input, output| Usage { input_tokens: Some(input), output_tokens: Some(output), ..Default::default() };
+    // Codex's turn 1, then its resumed turn 2 reporting the thread's running total.
+    e.usage(total(19_254, 24), UsageScope::Cumulative);
+    e.usage(total(29_051, 36), UsageScope::Cumulative);
+    let added: Vec<Usage> =
+        e.drain().filter_map(|ev| if let Body::Usage(u) = ev.body { Some(u) } else { None }).collect();
+    assert_eq!(added, [total(19_254, 24), total(9_797, 12)]);
+    let summary = e.finish(BTreeMap::new());
+    let Body::Summary(s) = &summary.body else { panic!() };
+    assert_eq!(s.figures.usage, total(29_051, 36));
+}
+
+#[test]
 fn event_ids_are_written_as_format_writes_them() {
     for (session, turn, seq) in [
         ("s1", 0, 1),

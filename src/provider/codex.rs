@@ -152,7 +152,7 @@ impl Parse for Codex {
             Wire::TurnStarted {} => engine.turn_started(None),
             Wire::TurnCompleted { usage } => {
                 if let Some(u) = usage {
-                    engine.usage(u.canonical(), UsageScope::Increment);
+                    engine.usage(u.canonical(), UsageScope::Cumulative);
                 }
                 engine.turn_ended(Outcome::Completed, None, None);
             }
