@@ -7,6 +7,7 @@ mod dialect;
 mod errors;
 mod normalizer;
 mod tool_args;
+mod transcript;
 
 pub use dialect::{Claim, Dialect, Probe, Verdict};
 pub use normalizer::Normalizer;
@@ -112,7 +113,23 @@ macro_rules! dialects {
     };
 }
 
-dialects!(acp, claude, qwen, amp, codex, opencode, kilo, gemini, auggie, copilot, cline, droid, cursor);
+dialects!(
+    acp,
+    claude,
+    qwen,
+    amp,
+    codex,
+    opencode,
+    kilo,
+    gemini,
+    auggie,
+    copilot,
+    cline,
+    droid,
+    cursor,
+    claude_session,
+    qwen_session,
+);
 
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].
 #[derive(Clone, Copy)]
