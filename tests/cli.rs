@@ -18,6 +18,7 @@ mod pipes;
 mod project;
 mod readme;
 mod schema;
+mod sessions;
 mod split;
 mod summarize;
 

@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use super::claude::{Claude, Entry, PROVIDER};
 use super::transcript::{spawner, Chain, Notification, Reader, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
-use crate::engine::clock::parse_rfc3339;
+use crate::engine::clock::Millis;
 use crate::engine::{Engine, Recent, UsageScope};
 use crate::event::{SessionStarted, Usage};
 
@@ -64,10 +64,10 @@ const INTERRUPTED: &str = "[Request interrupted by user";
 const SUMMARY: &str = "summary";
 
 /// Claude Code's transcript lines name their session `sessionId` (the stream's say
-/// `session_id`) and carry no Qwen `provenance`; the conversation's lines are links of the
-/// `uuid` / `parentUuid` chain.
+/// `session_id`) and carry none of Qwen's marks (`provenance`, `agentName`, `parts`); the
+/// conversation's lines are links of the `uuid` / `parentUuid` chain.
 fn claim(p: &Probe) -> Claim {
-    let transcript = p.has("sessionId") && !p.has("session_id") && !p.has("provenance");
+    let transcript = p.has("sessionId") && !p.has("session_id") && !super::qwen_session::is_qwens(p);
     let chained = p.has("uuid") && p.has("parentUuid");
     let yes = match p.kind() {
         Some("file-history-snapshot") => p.has("messageId") && p.has("snapshot"),
@@ -166,14 +166,14 @@ struct Waiting {
     prompt: Option<String>,
     info: SessionStarted,
     session: Option<String>,
+    /// The prompt's time.
+    at: Option<Millis>,
 }
 
 impl Reader for ClaudeReader {
     fn read(&mut self, text: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(text)?;
-        if let Some(t) = env.timestamp.as_deref().and_then(parse_rfc3339) {
-            engine.set_time(t);
-        }
+        self.turn.at(engine, env.timestamp.as_deref());
         if env.kind == "summary" {
             self.summarized = true;
             return Ok(());
@@ -182,7 +182,7 @@ impl Reader for ClaudeReader {
         let prompt = env.prompt();
         if !self.started && parent.is_none() && self.waiting.is_none() && prompt.is_some() {
             let prompt = prompt.as_deref().and_then(turn_prompt);
-            self.waiting = Some(Waiting { prompt, info: env.info(), session: env.session_id });
+            self.waiting = Some(Waiting { prompt, info: env.info(), session: env.session_id, at: self.turn.last });
             return Ok(());
         }
         self.start(&env, parent.as_deref(), engine);
@@ -255,12 +255,18 @@ impl ClaudeReader {
             Some(w) => (SessionStarted { model: env.model(), ..w.info.clone() }, w.session.as_deref()),
             None => (env.info(), env.session_id.as_deref()),
         };
+        if let Some(t) = waiting.as_ref().and_then(|w| w.at) {
+            engine.set_time(t);
+        }
         engine.session_started(session, info);
         if std::mem::take(&mut self.summarized) {
             engine.compacted(SUMMARY.into());
         }
         if let Some(w) = waiting {
             self.turn.start(engine, w.prompt);
+            if let Some(t) = self.turn.last {
+                engine.set_time(t);
+            }
         }
     }
 
@@ -284,7 +290,7 @@ impl ClaudeReader {
             engine.session_started(w.session.as_deref(), w.info);
             self.turn.start(engine, w.prompt);
         }
-        self.turn.end(engine);
+        self.turn.finish(engine);
         self.inner.finish(engine);
     }
 }

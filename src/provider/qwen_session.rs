@@ -18,9 +18,8 @@ use serde_json::{json, Value};
 use super::claude::{Claude, Entry, QWEN};
 use super::transcript::{spawner, Chain, Notification, Reader, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
-use crate::engine::clock::parse_rfc3339;
 use crate::engine::{Engine, ExitSource, UsageScope};
-use crate::event::{SessionStarted, Usage};
+use crate::event::{Role, SessionStarted, Usage};
 
 /// Qwen Code session transcripts.
 pub(super) const DIALECT: Dialect = Dialect {
@@ -32,11 +31,16 @@ pub(super) const DIALECT: Dialect = Dialect {
     parser: || Box::new(QwenSession::default()),
 };
 
-/// Every line of a Qwen transcript is a link of the chain and says where it came from
-/// (`provenance`), which no stream line does.
+/// Every line of a Qwen transcript is a link of the chain, and says where it came from
+/// (`provenance`) or, in a subagent's, whose it is (`agentName`); messages are `parts`.
 fn claim(p: &Probe) -> Claim {
-    let yes = p.has("uuid") && p.has("parentUuid") && p.has("sessionId") && p.str("provenance").is_some();
+    let yes = p.has("uuid") && p.has("parentUuid") && p.has("sessionId") && is_qwens(p);
     super::dialect::claim(yes, false)
+}
+
+/// Marks of Qwen's transcripts that Claude Code's have not.
+pub(super) fn is_qwens(p: &Probe) -> bool {
+    p.str("provenance").is_some() || p.str("agentName").is_some() || p.at(&["message", "parts"]).is_some()
 }
 
 /// The Qwen Code transcript reader.
@@ -73,7 +77,7 @@ impl Parse for QwenSession {
         if !self.reader.started {
             return;
         }
-        self.reader.turn.end(engine);
+        self.reader.turn.finish(engine);
         self.reader.inner.finish(engine);
     }
 }
@@ -99,9 +103,7 @@ impl Default for QwenReader {
 impl Reader for QwenReader {
     fn read(&mut self, text: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env: Envelope = serde_json::from_str(text).map_err(LineError::from_json)?;
-        if let Some(t) = env.timestamp.as_deref().and_then(parse_rfc3339) {
-            engine.set_time(t);
-        }
+        self.turn.at(engine, env.timestamp.as_deref());
         let parent = if env.is_sidechain { spawner(engine, env.agent_id.as_deref(), &mut self.spawner) } else { None };
         if !self.started {
             self.started = true;
@@ -116,6 +118,10 @@ impl Reader for QwenReader {
             "user" if env.subtype.as_deref() == Some("notification") => {
                 let said = joined(&parts);
                 if let Some(n) = Notification::parse(&said) {
+                    // Qwen's stream shows the notification as the user's message too.
+                    if let Some(summary) = n.summary {
+                        engine.text(Role::User, summary.to_owned(), None);
+                    }
                     n.link(engine);
                     self.inner.read(&n.as_stream_line(), engine, entry)?;
                 }
@@ -138,12 +144,18 @@ impl Reader for QwenReader {
             "tool_result" => {
                 let result = env.tool_call_result;
                 let failed = result.as_ref().and_then(|r| r.status.as_deref()) == Some("error");
-                let code = result.and_then(|r| r.result_display).and_then(|d| d.exit_code);
+                let display = result.and_then(|r| r.result_display).unwrap_or_default();
                 let mut content = Vec::new();
                 for part in parts {
                     let Some(r) = part.function_response else { continue };
-                    if let Some(code) = code {
+                    if let Some(code) = display.exit_code {
                         engine.tool_exit(&r.id, ExitSource::Structured, code);
+                    }
+                    if display.background {
+                        // What the stream says with `task_started`: the result is a launch
+                        // receipt, and the task's notification ends the call.
+                        let started = json!({"type": "system", "subtype": "task_started", "tool_use_id": r.id});
+                        self.inner.read(&started.to_string(), engine, entry)?;
                     }
                     let (said, error) = match (r.response.get("output"), r.response.get("error")) {
                         (_, Some(e)) if !e.is_null() => (e, true),
@@ -264,16 +276,21 @@ struct ToolCallResult {
 }
 
 /// `resultDisplay` is a string for some tools, an object for others: only a shell's
-/// `exitCode` is read.
+/// `exitCode` and an agent's `executionMode` are read.
 #[derive(Default)]
 struct ResultDisplay {
     exit_code: Option<i64>,
+    /// An agent launched in the background.
+    background: bool,
 }
 
 impl<'de> Deserialize<'de> for ResultDisplay {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ResultDisplay, D::Error> {
         let v = Value::deserialize(d)?;
-        Ok(ResultDisplay { exit_code: v.get("exitCode").and_then(Value::as_i64) })
+        Ok(ResultDisplay {
+            exit_code: v.get("exitCode").and_then(Value::as_i64),
+            background: v.get("executionMode").and_then(Value::as_str) == Some("background"),
+        })
     }
 }
 

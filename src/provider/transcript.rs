@@ -18,6 +18,7 @@
 use std::collections::HashMap;
 
 use super::LineError;
+use crate::engine::clock::{parse_rfc3339, Millis};
 use crate::engine::Engine;
 use crate::event::{ErrorCategory, ErrorInfo, Outcome};
 
@@ -182,23 +183,51 @@ pub(super) struct Turn {
     pub answered: Option<Option<String>>,
     /// The user interrupted it.
     pub interrupted: bool,
+    /// The times of the last two records read: a turn ends at the time of its last
+    /// record, which the next prompt (or the end of the file) only shows later.
+    pub last: Option<Millis>,
+    before: Option<Millis>,
 }
 
 impl Turn {
     /// Starts a turn with `prompt`, ending the open one first.
     pub fn start(&mut self, engine: &mut Engine, prompt: Option<String>) {
-        self.end(engine);
+        if engine.turn_is_open() {
+            if let Some(t) = self.before {
+                engine.set_time(t);
+            }
+            self.end(engine);
+            if let Some(t) = self.last {
+                engine.set_time(t);
+            }
+        }
         engine.turn_started(prompt);
+    }
+
+    /// A record's time (`timestamp`), the provider's time of what it says.
+    pub fn at(&mut self, engine: &mut Engine, timestamp: Option<&str>) {
+        if let Some(t) = timestamp.and_then(parse_rfc3339) {
+            engine.set_time(t);
+            self.before = self.last.replace(t);
+        }
+    }
+
+    /// The end of the file ends the open turn, at the time of its last record.
+    pub fn finish(&mut self, engine: &mut Engine) {
+        if let Some(t) = self.last {
+            engine.set_time(t);
+        }
+        self.end(engine);
     }
 
     /// Ends the open turn as its records said: completed when the agent answered,
     /// cancelled when the user interrupted it, else interrupted (the file ends mid-turn).
     pub fn end(&mut self, engine: &mut Engine) {
-        let turn = std::mem::take(self);
+        let (interrupted, answered) = (std::mem::take(&mut self.interrupted), self.answered.take());
         if !engine.turn_is_open() {
             return;
         }
-        match (turn.interrupted, turn.answered) {
+        match (interrupted, answered) {
             (true, _) => engine.turn_ended(
                 Outcome::Cancelled,
                 None,
