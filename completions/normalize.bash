@@ -30,7 +30,7 @@ _normalize() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex opencode kilo gemini auggie copilot cline droid cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex opencode kilo gemini auggie copilot cline droid cursor claude-session qwen-session" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)

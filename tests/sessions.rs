@@ -6,8 +6,6 @@
 //! session format adds its recorded runs as rows of [`RUNS`]. The session files' own outputs
 //! are golden too (`session.events.jsonl` beside them; `BLESS=1` rewrites them).
 
-use std::path::Path;
-
 use serde_json::Value;
 
 use crate::support::*;
@@ -44,23 +42,8 @@ const RUNS: &[Run] = &[
 /// The session files of a run, relative to its folder, in sorted path order (a transcript
 /// before its subagents' folder, as a directory walk gives them).
 fn session_files(run: &Run) -> Vec<String> {
-    fn walk(dir: &Path, base: &Path, ends: &[&str], out: &mut Vec<String>) {
-        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                walk(&path, base, ends, out);
-            } else {
-                let rel = path.strip_prefix(base).expect("under the run").to_string_lossy().into_owned();
-                if ends.iter().any(|e| rel.ends_with(e)) {
-                    out.push(rel);
-                }
-            }
-        }
-    }
-    let base = fixture(run.dir);
-    let mut files = Vec::new();
-    walk(&base.join("home"), &base, run.sessions, &mut files);
-    files.sort();
+    let files: Vec<String> =
+        files_under(&fixture(run.dir).join("home"), run.sessions).into_iter().map(|f| format!("home/{f}")).collect();
     assert!(!files.is_empty(), "no session files in fixtures/{}/home", run.dir);
     files
 }
@@ -206,4 +189,121 @@ fn a_subagent_read_after_its_parent_is_the_spawning_calls_child() {
         assert!(of_type(&alone, "tool.started").iter().all(|e| e["parentId"].is_null()), "{}", run.dir);
         assert_eq!(alone.last().unwrap()["payload"]["turns"], 1, "{}", run.dir);
     }
+}
+
+/// A Claude Code transcript record: `fields` in the envelope every conversational line has.
+fn record(uuid: &str, parent: Option<&str>, fields: Value) -> Value {
+    let mut r = serde_json::json!({
+        "parentUuid": parent, "isSidechain": false, "uuid": uuid, "timestamp": "2026-12-01T10:00:00.000Z",
+        "userType": "external", "cwd": "/w", "sessionId": "s-1", "version": "2.1.332", "gitBranch": "main",
+    });
+    r.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+    r
+}
+
+fn prompt(uuid: &str, parent: Option<&str>, text: &str) -> Value {
+    record(uuid, parent, serde_json::json!({"type": "user", "message": {"role": "user", "content": text}}))
+}
+
+fn answer(uuid: &str, parent: &str, id: &str, text: &str) -> Value {
+    let message = serde_json::json!({
+        "id": id, "role": "assistant", "model": "claude-x", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": text}], "usage": {"input_tokens": 100, "output_tokens": 10},
+    });
+    record(uuid, Some(parent), serde_json::json!({"type": "assistant", "message": message}))
+}
+
+fn assistant_texts(events: &[Value]) -> Vec<String> {
+    of_type(events, "text")
+        .iter()
+        .filter(|e| e["payload"]["role"] == "assistant")
+        .map(|e| e["payload"]["delta"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn an_edited_prompt_keeps_the_new_branch_and_counts_the_old() {
+    let events = normalize_lines(&[
+        prompt("a", None, "first"),
+        answer("b", "a", "m1", "one."),
+        prompt("c", Some("b"), "second"),
+        answer("d", "c", "m2", "two."),
+        // The second prompt, edited: a sibling of the one it replaces.
+        prompt("e", Some("b"), "second, edited"),
+        answer("f", "e", "m3", "two, again."),
+    ]);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["turns"], 2);
+    assert_eq!(assistant_texts(&events).concat(), "one.two, again.");
+    let prompts: Vec<&Value> = of_type(&events, "turn.started").iter().map(|e| &e["payload"]["prompt"]).collect();
+    assert_eq!(prompts, ["first", "second, edited"]);
+    assert_eq!(summary["payload"]["usage"]["input_tokens"], 200, "the abandoned answer's usage is not counted");
+    let warning = only(&events, "warning")["payload"]["message"].as_str().unwrap().to_owned();
+    assert!(warning.contains("1 branch(es)") && warning.contains("2 record(s)"), "{warning}");
+    assert_eq!((summary["ok"].as_bool(), summary["payload"]["input"]["raw"].as_u64()), (Some(true), Some(0)));
+}
+
+#[test]
+fn a_retried_answer_replaces_the_first_at_the_end_of_the_file() {
+    let events =
+        normalize_lines(&[prompt("a", None, "hi"), answer("b", "a", "m1", "draft"), answer("c", "a", "m2", "final")]);
+    assert_eq!(assistant_texts(&events), ["final"]);
+    assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
+    assert!(only(&events, "warning")["payload"]["message"].as_str().unwrap().contains("1 record(s)"));
+}
+
+#[test]
+fn usage_repeated_on_the_lines_of_one_message_counts_once() {
+    let mut tool = answer("c", "b", "m1", "");
+    tool["message"]["content"] =
+        serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/w/x"}}]);
+    tool["message"]["stop_reason"] = "tool_use".into();
+    let result = record(
+        "d",
+        Some("c"),
+        serde_json::json!({"type": "user", "sourceToolAssistantUUID": "c", "toolUseResult": "x",
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x"}]}}),
+    );
+    let events = normalize_lines(&[
+        prompt("a", None, "read x"),
+        answer("b", "a", "m1", "Reading."),
+        tool,
+        result,
+        answer("e", "d", "m2", "Done."),
+    ]);
+    let usage: Vec<&Value> = of_type(&events, "usage");
+    assert_eq!(usage.len(), 2, "m1 (two lines) once, m2 once");
+    assert_eq!(events.last().unwrap()["payload"]["usage"]["input_tokens"], 200);
+    assert_eq!(only(&events, "tool.completed")["payload"]["toolCallId"], "t1");
+}
+
+#[test]
+fn a_transcript_that_starts_from_a_compaction_says_so_with_its_reason() {
+    let summary = serde_json::json!({"type": "summary", "summary": "Earlier work", "leafUuid": "z"});
+    let events = normalize_lines(&[summary, prompt("a", None, "go on"), answer("b", "a", "m1", "ok")]);
+    assert_eq!(only(&events, "context.compacted")["payload"]["reason"], "summary");
+    assert_eq!(of_type(&events, "session.started").len(), 1, "the compaction is in the transcript's session");
+
+    let boundary = record(
+        "c",
+        None,
+        serde_json::json!({"type": "system", "subtype": "compact_boundary", "logicalParentUuid": "b",
+            "compactMetadata": {"trigger": "manual", "preTokens": 1000}}),
+    );
+    let summary = record(
+        "d",
+        Some("c"),
+        serde_json::json!({"type": "user", "isCompactSummary": true, "message": {"role": "user", "content": "This session is being continued…"}}),
+    );
+    let events = normalize_lines(&[
+        prompt("a", None, "go"),
+        answer("b", "a", "m1", "ok"),
+        boundary,
+        summary,
+        prompt("e", Some("d"), "more"),
+        answer("f", "e", "m2", "done"),
+    ]);
+    assert_eq!(only(&events, "context.compacted")["payload"]["reason"], "manual");
+    assert_eq!(events.last().unwrap()["payload"]["turns"], 2);
+    assert!(of_type(&events, "warning").is_empty(), "a compaction is no branch");
 }

@@ -79,6 +79,28 @@ pub fn inputs(dir: &str) -> Vec<String> {
     v
 }
 
+/// Every file under `dir` (recursively) whose name ends with one of `ends`, as paths
+/// relative to `dir`, in sorted path order.
+pub fn files_under(dir: &Path, ends: &[&str]) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, ends: &[&str], out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, base, ends, out);
+            } else {
+                let rel = path.strip_prefix(base).expect("under the folder").to_string_lossy().into_owned();
+                if ends.iter().any(|e| rel.ends_with(e)) {
+                    out.push(rel);
+                }
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, ends, &mut files);
+    files.sort();
+    files
+}
+
 /// Checks `normalize [args]` on every input in `fixtures/<dir>` against its
 /// `<case>.events.jsonl`, reporting all mismatches together.
 pub fn golden_dir(dir: &str, args: &[&str]) {
