@@ -21,9 +21,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::claude::{Claude, Entry, PROVIDER};
-use super::transcript::{spawner, Chain, Notification, Reader, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
-use crate::engine::clock::Millis;
 use crate::engine::{Engine, Recent, UsageScope};
 use crate::event::{SessionStarted, Usage};
 
@@ -51,13 +50,15 @@ const BOOKKEEPING: [&str; 14] = [
     "last-prompt",
     "atis-latch",
     "mode",
-    "cost-state",
+    COST,
     "file-history-snapshot",
     "custom-title",
     "tag",
     "agent-name",
     "pr-link",
 ];
+/// The session's running cost and duration, after each turn.
+const COST: &str = "cost-state";
 /// The user's interruption, as Claude Code records it.
 const INTERRUPTED: &str = "[Request interrupted by user";
 /// The reason a compaction summary gives when no boundary record said what triggered it.
@@ -98,7 +99,7 @@ impl Parse for ClaudeSession {
             parent: env.parent.clone().or_else(|| env.logical_parent.clone()),
             anchor: env.anchor.clone(),
         };
-        if MESSAGES.contains(&kind) || kind == "summary" {
+        if MESSAGES.contains(&kind) || kind == "summary" || kind == COST {
             let record = record(Some(line));
             if env.prompt().is_some() {
                 self.chain.prompt(record, &mut self.reader, engine);
@@ -135,7 +136,7 @@ struct ClaudeReader {
     started: bool,
     /// A prompt that arrived before any model was named: the session starts with the
     /// next record, which names it.
-    waiting: Option<Waiting>,
+    waiting: Option<Opening>,
     /// A compaction summary came before the session started.
     summarized: bool,
     /// A `compact_boundary` was just read: the summary after it is that compaction's.
@@ -144,6 +145,8 @@ struct ClaudeReader {
     counted: Recent,
     /// For a subagent's transcript: the call that spawned it, once asked.
     spawner: Option<Option<String>>,
+    /// The session's cost so far, as the last `cost-state` gave it.
+    cost: f64,
 }
 
 impl Default for ClaudeReader {
@@ -157,42 +160,39 @@ impl Default for ClaudeReader {
             boundary: false,
             counted: Recent::new(64),
             spawner: None,
+            cost: 0.0,
         }
     }
-}
-
-/// The first prompt, and the session it opens, until a model is named.
-struct Waiting {
-    prompt: Option<String>,
-    info: SessionStarted,
-    session: Option<String>,
-    /// The prompt's time.
-    at: Option<Millis>,
 }
 
 impl Reader for ClaudeReader {
     fn read(&mut self, text: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(text)?;
         self.turn.at(engine, env.timestamp.as_deref());
-        if env.kind == "summary" {
-            self.summarized = true;
-            return Ok(());
+        match env.kind.as_ref() {
+            "summary" => {
+                self.summarized = true;
+                return Ok(());
+            }
+            COST => {
+                if self.started {
+                    self.cost(&env, engine);
+                }
+                return Ok(());
+            }
+            _ => {}
         }
         let parent = if env.is_sidechain { spawner(engine, env.agent_id.as_deref(), &mut self.spawner) } else { None };
         let prompt = env.prompt();
         if !self.started && parent.is_none() && self.waiting.is_none() && prompt.is_some() {
             let prompt = prompt.as_deref().and_then(turn_prompt);
-            self.waiting = Some(Waiting { prompt, info: env.info(), session: env.session_id, at: self.turn.last });
+            self.waiting = Some(Opening::new(prompt, env.info(), env.session_id, &self.turn));
             return Ok(());
         }
         self.start(&env, parent.as_deref(), engine);
         let entry = Entry::Transcript { parent: parent.as_deref() };
         match env.kind.as_ref() {
-            "user" if env.compact_summary => {
-                if !std::mem::take(&mut self.boundary) {
-                    engine.compacted(SUMMARY.into());
-                }
-            }
+            "user" if env.compact_summary => self.compaction_summary(engine),
             "user" if prompt.is_some() => {
                 let prompt = prompt.as_deref().unwrap_or_default();
                 if parent.is_none() {
@@ -250,23 +250,32 @@ impl ClaudeReader {
             }
             return;
         }
-        let waiting = self.waiting.take();
-        let (info, session) = match &waiting {
-            Some(w) => (SessionStarted { model: env.model(), ..w.info.clone() }, w.session.as_deref()),
-            None => (env.info(), env.session_id.as_deref()),
-        };
-        if let Some(t) = waiting.as_ref().and_then(|w| w.at) {
-            engine.set_time(t);
+        match self.waiting.take() {
+            Some(opening) => opening.open(engine, env.model(), &mut self.turn),
+            None => engine.session_started(env.session_id.as_deref(), env.info()),
         }
-        engine.session_started(session, info);
         if std::mem::take(&mut self.summarized) {
             engine.compacted(SUMMARY.into());
         }
-        if let Some(w) = waiting {
-            self.turn.start(engine, w.prompt);
-            if let Some(t) = self.turn.last {
-                engine.set_time(t);
-            }
+    }
+
+    /// A compaction's summary: the compaction, unless its boundary record said it first.
+    fn compaction_summary(&mut self, engine: &mut Engine) {
+        if !std::mem::take(&mut self.boundary) {
+            engine.compacted(SUMMARY.into());
+        }
+    }
+
+    /// The session's cost and duration so far (`cost-state` counts from the session's
+    /// start, across its invocations): the cost added since the last, and the duration.
+    fn cost(&mut self, env: &Envelope<'_>, engine: &mut Engine) {
+        if let Some(total) = env.total_cost_usd {
+            let new = (total - self.cost).max(0.0);
+            self.cost = total;
+            engine.usage(Usage { cost_usd: Some(new), ..Usage::default() }, UsageScope::Increment);
+        }
+        if let Some(ms) = env.total_duration {
+            engine.set_session_duration(ms);
         }
     }
 
@@ -286,9 +295,8 @@ impl ClaudeReader {
     }
 
     fn finish(&mut self, engine: &mut Engine) {
-        if let Some(w) = self.waiting.take() {
-            engine.session_started(w.session.as_deref(), w.info);
-            self.turn.start(engine, w.prompt);
+        if let Some(opening) = self.waiting.take() {
+            opening.open(engine, None, &mut self.turn);
         }
         self.turn.finish(engine);
         self.inner.finish(engine);
@@ -331,6 +339,11 @@ struct Envelope<'a> {
     message: Option<EnvMessage>,
     #[serde(rename = "toolUseResult")]
     tool_use_result: Option<Box<RawValue>>,
+    /// `cost-state`: the session's cost and duration so far.
+    #[serde(rename = "totalCostUSD")]
+    total_cost_usd: Option<f64>,
+    #[serde(rename = "totalDuration")]
+    total_duration: Option<u64>,
 }
 
 #[derive(Deserialize)]

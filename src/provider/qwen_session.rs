@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::claude::{Claude, Entry, QWEN};
-use super::transcript::{spawner, Chain, Notification, Reader, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, UsageScope};
 use crate::event::{Role, SessionStarted, Usage};
@@ -74,10 +74,15 @@ impl Parse for QwenSession {
 
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
-        if !self.reader.started {
+        let reader = &mut self.reader;
+        if let Some(opening) = reader.waiting.take() {
+            opening.open(engine, None, &mut reader.turn);
+            reader.started = true;
+        }
+        if !reader.started {
             return;
         }
-        self.reader.turn.finish(engine);
+        reader.turn.finish(engine);
         self.reader.inner.finish(engine);
     }
 }
@@ -87,6 +92,8 @@ struct QwenReader {
     inner: Claude,
     turn: Turn,
     started: bool,
+    /// The first prompt, until the next record names the model.
+    waiting: Option<Opening>,
     /// The last usage counted: Qwen repeats a response's usage on each record it splits
     /// the response into.
     last_usage: Option<UsageMetadata>,
@@ -96,24 +103,37 @@ struct QwenReader {
 
 impl Default for QwenReader {
     fn default() -> QwenReader {
-        QwenReader { inner: Claude::named(QWEN), turn: Turn::default(), started: false, last_usage: None, spawner: None }
+        QwenReader {
+            inner: Claude::named(QWEN),
+            turn: Turn::default(),
+            started: false,
+            waiting: None,
+            last_usage: None,
+            spawner: None,
+        }
     }
 }
 
 impl Reader for QwenReader {
     fn read(&mut self, text: &str, engine: &mut Engine) -> Result<(), LineError> {
-        let env: Envelope = serde_json::from_str(text).map_err(LineError::from_json)?;
+        let mut env: Envelope = serde_json::from_str(text).map_err(LineError::from_json)?;
         self.turn.at(engine, env.timestamp.as_deref());
         let parent = if env.is_sidechain { spawner(engine, env.agent_id.as_deref(), &mut self.spawner) } else { None };
+        let parts = env.message.take().map(|m| m.parts).unwrap_or_default();
+        let prompt = env.kind == "user" && env.subtype.is_none() && parent.is_none();
+        if !self.started && self.waiting.is_none() && prompt {
+            self.waiting = Some(Opening::new(Some(joined(&parts)), env.info(), env.session_id.clone(), &self.turn));
+            return Ok(());
+        }
         if !self.started {
             self.started = true;
-            match (&parent, env.session_id.as_deref()) {
-                (Some(_), Some(s)) => engine.use_session(s, QWEN),
-                _ => engine.session_started(env.session_id.as_deref(), env.info()),
+            match (self.waiting.take(), &parent, env.session_id.as_deref()) {
+                (Some(opening), ..) => opening.open(engine, env.model.clone(), &mut self.turn),
+                (None, Some(_), Some(s)) => engine.use_session(s, QWEN),
+                (None, ..) => engine.session_started(env.session_id.as_deref(), env.info()),
             }
         }
         let entry = Entry::Transcript { parent: parent.as_deref() };
-        let parts = env.message.map(|m| m.parts).unwrap_or_default();
         match env.kind.as_str() {
             "user" if env.subtype.as_deref() == Some("notification") => {
                 let said = joined(&parts);

@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use super::LineError;
 use crate::engine::clock::{parse_rfc3339, Millis};
 use crate::engine::Engine;
+use crate::event::SessionStarted;
 use crate::event::{ErrorCategory, ErrorInfo, Outcome};
 
 /// At most this many records of the open turn are held…
@@ -247,6 +248,38 @@ impl Turn {
                     action: None,
                 }),
             ),
+        }
+    }
+}
+
+/// A session's first prompt, held until the next record: a transcript names the model
+/// only on the agent's answers, and `session.started` carries it (as the stream's init does).
+#[derive(Debug)]
+pub(super) struct Opening {
+    prompt: Option<String>,
+    info: SessionStarted,
+    session: Option<String>,
+    /// The prompt's time.
+    at: Option<Millis>,
+}
+
+impl Opening {
+    /// The prompt just read (its time is the turn's last).
+    pub fn new(prompt: Option<String>, info: SessionStarted, session: Option<String>, turn: &Turn) -> Opening {
+        Opening { prompt, info, session, at: turn.last }
+    }
+
+    /// Starts the session, with the model the next record names, and its first turn, at
+    /// the prompt's time.
+    pub fn open(self, engine: &mut Engine, model: Option<String>, turn: &mut Turn) {
+        if let Some(t) = self.at {
+            engine.set_time(t);
+        }
+        let info = SessionStarted { model: model.or(self.info.model), ..self.info };
+        engine.session_started(self.session.as_deref(), info);
+        turn.start(engine, self.prompt);
+        if let Some(t) = turn.last {
+            engine.set_time(t);
         }
     }
 }
