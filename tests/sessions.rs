@@ -307,3 +307,16 @@ fn a_transcript_that_starts_from_a_compaction_says_so_with_its_reason() {
     assert_eq!(events.last().unwrap()["payload"]["turns"], 2);
     assert!(of_type(&events, "warning").is_empty(), "a compaction is no branch");
 }
+
+#[test]
+fn an_edited_first_prompt_replaces_the_first_turn() {
+    let events = normalize_lines(&[
+        prompt("a", None, "frist"),
+        answer("b", "a", "m1", "typo?"),
+        prompt("c", None, "first"),
+        answer("d", "c", "m2", "ok."),
+    ]);
+    assert_eq!(assistant_texts(&events), ["ok."]);
+    assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
+    assert!(only(&events, "warning")["payload"]["message"].as_str().unwrap().contains("2 record(s)"));
+}

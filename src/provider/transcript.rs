@@ -56,6 +56,9 @@ pub(super) struct Chain {
     /// The parent of the held turn's first record: a prompt with the same parent is an
     /// edit of the held one, which it replaces.
     base: Option<String>,
+    /// The held turn's prompt has no parent (the conversation's first): another prompt
+    /// without one replaces it.
+    rooted: bool,
     /// The last record's uuid.
     last: Option<String>,
     /// Branches left behind, and the records on them not shown.
@@ -70,7 +73,13 @@ impl Chain {
     /// parent, and it becomes the first record of the next held turn.
     pub fn prompt(&mut self, record: Record, reader: &mut impl Reader, engine: &mut Engine) {
         let parent = record.parent.clone();
-        self.settle(parent.as_deref(), reader, engine);
+        if parent.is_none() && self.rooted && self.held.iter().any(|r| r.text.is_some()) {
+            // A second first prompt: the first one, edited.
+            self.abandon();
+        } else {
+            self.settle(parent.as_deref(), reader, engine);
+        }
+        self.rooted = parent.is_none();
         self.base = parent;
         self.push(record, reader, engine);
     }
@@ -85,7 +94,16 @@ impl Chain {
         if self.held.len() >= HOLD_LINES || self.bytes >= HOLD_BYTES {
             self.settle(None, reader, engine);
             self.base = None;
+            self.rooted = false;
         }
+    }
+
+    /// Leaves every held record behind.
+    fn abandon(&mut self) {
+        self.abandoned += self.held.iter().filter(|r| r.text.is_some()).count() as u64;
+        self.forks += 1;
+        self.held.clear();
+        self.bytes = 0;
     }
 
     /// End of the file: the chain that ends at the last record is kept. Says how many
