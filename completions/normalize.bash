@@ -30,7 +30,7 @@ _normalize() {
             fi
             case "${prev}" in
                 --from)
-                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex codex-rollout opencode opencode-session kilo gemini gemini-session auggie copilot copilot-session cline droid droid-session cursor" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto acp claude qwen amp codex codex-rollout opencode opencode-session kilo gemini gemini-session auggie copilot copilot-session cline droid droid-session cursor claude-session qwen-session" -- "${cur}"))
                     return 0
                     ;;
                 --max-bytes)

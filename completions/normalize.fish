@@ -16,7 +16,9 @@ copilot-session\t'GitHub Copilot CLI sessions (~/.copilot/session-state/<id>/eve
 cline\t'Cline CLI --json'
 droid\t'Factory droid exec --output-format stream-json'
 droid-session\t'Factory droid sessions (~/.factory/sessions/<slug>/<id>.jsonl)'
-cursor\t'Cursor agent -p --output-format stream-json'"
+cursor\t'Cursor agent -p --output-format stream-json'
+claude-session\t'Claude Code session transcripts (~/.claude/projects/*/*.jsonl)'
+qwen-session\t'Qwen Code session transcripts (~/.qwen/projects/*/chats/*.jsonl)'"
 complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this become a `raw` event holding their start' -r
 complete -c normalize -l files-from -d 'Read the input files named in LIST (`-` for standard input), one path per line: any number of files in one process, with no argument-length limit' -r -F

@@ -99,6 +99,11 @@ pub struct Engine {
     run_error: Option<ErrorInfo>,
     prompt: Option<String>,
     provider: Option<String>,
+    /// Subagents spawned by a tool call, by the key their own transcript names them with
+    /// (an agent id), to that call: a session file read after its parent's links its
+    /// events to the call. Outlives a run (each input file is one), and holds one entry
+    /// per spawned subagent until its transcript claims it.
+    spawned: HashMap<String, String>,
 }
 
 impl Engine {
@@ -123,6 +128,7 @@ impl Engine {
             run_error: None,
             prompt: None,
             provider: None,
+            spawned: HashMap::new(),
         }
     }
 
@@ -141,6 +147,20 @@ impl Engine {
         self.line_referenced = false;
         self.provider_time = None;
         self.read_time = self.clock.now();
+    }
+
+    /// The current input line.
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Reads line `n` again after later lines (a parser held it back until a later line
+    /// decided whether it counts): its events cite the lines from `from` on, so the lines
+    /// between held ones that carried nothing stay referenced.
+    pub fn replay_line(&mut self, from: u64, n: u64) {
+        let pending = self.pending_since;
+        self.begin_line(n, false);
+        self.pending_since = Some(pending.map_or(from, |p| p.min(from)).min(n));
     }
 
     /// Ends the current line: a non-blank line no event referenced waits for the next one.
@@ -280,6 +300,16 @@ impl Engine {
     fn session(&mut self) -> &mut SessionState {
         let i = self.session_index();
         &mut self.sessions[i]
+    }
+
+    /// Says that tool call `call` spawned the subagent `key` names, for its transcript.
+    pub fn spawned(&mut self, key: &str, call: &str) {
+        self.spawned.insert(key.to_owned(), call.to_owned());
+    }
+
+    /// The tool call that spawned the subagent `key` names, once: its transcript keeps it.
+    pub fn take_spawner(&mut self, key: &str) -> Option<String> {
+        self.spawned.remove(key)
     }
 
     // ----------------------------------------------------------------- turns ----

@@ -7,6 +7,7 @@ mod dialect;
 mod errors;
 mod normalizer;
 mod tool_args;
+mod transcript;
 mod usage;
 
 pub use dialect::{Claim, Dialect, Probe, Verdict};
@@ -131,7 +132,9 @@ dialects!(
     cline,
     droid,
     droid_session,
-    cursor
+    cursor,
+    claude_session,
+    qwen_session,
 );
 
 /// The session files that are not lines, each known by its first bytes and turned into

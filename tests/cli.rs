@@ -20,6 +20,7 @@ mod project;
 mod readme;
 mod schema;
 mod session_files;
+mod sessions;
 mod split;
 mod summarize;
 

@@ -166,10 +166,10 @@ fn dialect_inputs(dir: &str) -> Vec<String> {
     if !dir.starts_with("sessions/") {
         return inputs(dir);
     }
-    files_under(&fixture(dir), ".jsonl")
+    files_under(&fixture(dir), &[".jsonl"])
         .into_iter()
-        .filter(|p| p.components().any(|c| c.as_os_str() == "home"))
-        .map(|p| format!("{dir}/{}", p.display()))
+        .filter(|p| p.split('/').any(|c| c == "home"))
+        .map(|p| format!("{dir}/{p}"))
         .collect()
 }
 
@@ -197,6 +197,40 @@ fn no_dialect_claims_another_dialects_lines() {
                     failures.push(format!("{input}:{}: the first line is claimed, but not by {own}", n + 1));
                 }
                 first = false;
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Session transcripts are their reader's alone, line by line, and their readers claim no
+/// line of the same runs' streams.
+#[test]
+fn session_transcripts_and_streams_never_claim_each_others_lines() {
+    use minicode_output::provider::{Claim, Probe, Provider};
+    let mut failures = Vec::new();
+    for (cli, own) in [("claude-code-2.1.332", "claude-session"), ("qwen-code-0.24.4", "qwen-session")] {
+        let own: Provider = own.parse().unwrap();
+        let dir = fixture(&format!("sessions/{cli}"));
+        for file in files_under(&dir, &[".jsonl"]) {
+            let stream = !file.contains("/home/");
+            let text = std::fs::read_to_string(dir.join(&file)).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                let Some(probe) = Probe::parse(line) else { continue };
+                for &p in Provider::ALL {
+                    let claim = p.claim(&probe);
+                    let session_reader = p.name().ends_with("-session");
+                    let wrong = if stream {
+                        session_reader && claim != Claim::No
+                    } else if p == own {
+                        claim != Claim::Yes
+                    } else {
+                        claim == Claim::Yes
+                    };
+                    if wrong {
+                        failures.push(format!("{cli}/{file}:{}: {p} says {claim:?}", n + 1));
+                    }
+                }
             }
         }
     }

@@ -10,7 +10,8 @@ use crate::support::*;
 
 /// The session files of a recorded run (`<cli>/<run>`): its home's `*.jsonl` files.
 fn session_files(run: &str) -> Vec<PathBuf> {
-    let files = files_under(&fixture(&format!("sessions/{run}/home")), ".jsonl");
+    let files: Vec<PathBuf> =
+        files_under(&fixture(&format!("sessions/{run}/home")), &[".jsonl"]).into_iter().map(PathBuf::from).collect();
     assert!(!files.is_empty(), "no session files in fixtures/sessions/{run}/home");
     files
 }

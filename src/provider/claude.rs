@@ -103,6 +103,30 @@ const QWEN_API_ERROR: &str = "[API Error: ";
 
 impl Parse for Claude {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        self.read(line, engine, Entry::Stream)
+    }
+
+    fn finish(&mut self, engine: &mut Engine) {
+        if let Some(id) = self.rejected.take() {
+            end_rejected(engine, &id, false);
+        }
+        self.tasks.finish(engine);
+    }
+}
+
+/// How a line reaches the parser.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Entry<'a> {
+    /// A line of the stream: it names its session, and opens a turn when none is open.
+    Stream,
+    /// A line a session-file reader hands on in the stream's shape: the reader keeps the
+    /// sessions and turns. A subagent's own transcript names the call that spawned it.
+    Transcript { parent: Option<&'a str> },
+}
+
+impl Claude {
+    /// Reads one line of the stream's shapes.
+    pub(super) fn read(&mut self, line: &str, engine: &mut Engine, entry: Entry<'_>) -> Result<(), LineError> {
         let wire = Wire::parse(line)?;
         if let Some(ts) = wire.timestamp().and_then(parse_rfc3339) {
             engine.set_time(ts);
@@ -113,12 +137,12 @@ impl Parse for Claude {
         }
         match wire {
             Wire::System(sys) => self.system(sys, engine)?,
-            Wire::Assistant(l) => {
-                self.enter(engine, l.session_id.as_deref());
+            Wire::Assistant(mut l) => {
+                self.arrive(engine, l.session_id.as_deref(), &mut l.parent_tool_use_id, entry);
                 self.assistant(l, engine);
             }
-            Wire::User(l) => {
-                self.enter(engine, l.session_id.as_deref());
+            Wire::User(mut l) => {
+                self.arrive(engine, l.session_id.as_deref(), &mut l.parent_tool_use_id, entry);
                 self.user(l, engine);
             }
             Wire::Result(r) => self.result(r, engine),
@@ -128,11 +152,14 @@ impl Parse for Claude {
         Ok(())
     }
 
-    fn finish(&mut self, engine: &mut Engine) {
-        if let Some(id) = self.rejected.take() {
-            end_rejected(engine, &id, false);
+    /// A message line arrives: the stream's enters its session and turn; a transcript's
+    /// subagent line takes the call that spawned it as its parent.
+    fn arrive(&self, engine: &mut Engine, session: Option<&str>, parent: &mut Option<String>, entry: Entry<'_>) {
+        match entry {
+            Entry::Stream => self.enter(engine, session),
+            Entry::Transcript { parent: Some(p) } => *parent = Some(p.to_owned()),
+            Entry::Transcript { parent: None } => {}
         }
-        self.tasks.finish(engine);
     }
 }
 
@@ -259,6 +286,7 @@ impl Claude {
                     let never_ran = meta.and_then(|m| m.non_execution_kind.as_deref()).is_some();
                     let refused = meta
                         .and_then(|m| m.permission_decision.as_ref())
+                        .or(l.permission_decision.as_ref())
                         .is_some_and(|d| d.decision.as_deref() == Some("reject"));
                     let said = Said { is_error, never_ran, refused };
                     self.tool_result(engine, &tool_use_id, content, said, result.take());

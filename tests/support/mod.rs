@@ -79,23 +79,26 @@ pub fn inputs(dir: &str) -> Vec<String> {
     v
 }
 
-/// Every file under `dir` (at any depth) whose name ends with `suffix`, sorted, relative to
-/// `dir`: session files keep the paths their agent gave them.
-pub fn files_under(dir: &Path, suffix: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.ends_with(suffix)) {
-                out.push(p.strip_prefix(dir).unwrap().to_path_buf());
+/// Every file under `dir` (recursively) whose name ends with one of `ends`, as paths
+/// relative to `dir`, in sorted path order.
+pub fn files_under(dir: &Path, ends: &[&str]) -> Vec<String> {
+    fn walk(dir: &Path, base: &Path, ends: &[&str], out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                walk(&path, base, ends, out);
+            } else {
+                let rel = path.strip_prefix(base).expect("under the folder").to_string_lossy().into_owned();
+                if ends.iter().any(|e| rel.ends_with(e)) {
+                    out.push(rel);
+                }
             }
         }
     }
-    out.sort();
-    out
+    let mut files = Vec::new();
+    walk(dir, dir, ends, &mut files);
+    files.sort();
+    files
 }
 
 /// Checks `normalize [args]` on every input in `fixtures/<dir>` against its

@@ -31,6 +31,8 @@ pub(super) enum Wire {
 pub(super) struct AssistantLine {
     pub message: Message,
     pub parent_tool_use_id: Option<String>,
+    /// `sessionId` in a session transcript.
+    #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
 }
@@ -39,7 +41,10 @@ pub(super) struct AssistantLine {
 pub(super) struct UserLine {
     pub message: Message,
     pub parent_tool_use_id: Option<String>,
+    /// `toolUseResult` and `sessionId` in a session transcript.
+    #[serde(alias = "toolUseResult")]
     pub tool_use_result: Option<ToolUseResult>,
+    #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
     /// Put in the conversation by the harness, not typed by the user (a compaction summary,
@@ -50,6 +55,10 @@ pub(super) struct UserLine {
     /// permission rule refused it, or why it never ran.
     #[serde(default)]
     pub tool_result_meta: Vec<ResultMeta>,
+    /// A session transcript's word on the line's (one) result, where the stream has
+    /// `tool_result_meta`.
+    #[serde(rename = "permissionDecision")]
+    pub permission_decision: Option<PermissionDecision>,
 }
 
 /// One entry of `tool_result_meta`.
@@ -131,6 +140,7 @@ impl Wire {
 #[derive(Deserialize)]
 pub(super) struct System {
     pub subtype: String,
+    #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
     pub cwd: Option<String>,
@@ -141,6 +151,7 @@ pub(super) struct System {
     pub attempt: Option<u64>,
     pub max_retries: Option<u64>,
     pub error_status: Option<u64>,
+    #[serde(alias = "compactMetadata")]
     pub compact_metadata: Option<CompactMetadata>,
     /// `permission_denied`: why a permission rule refused the call (`task.tool_use_id`).
     pub message: Option<String>,
