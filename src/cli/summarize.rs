@@ -166,7 +166,7 @@ fn verdict_line(s: &SessionReport) -> String {
 
 /// Text on one line, control bytes removed.
 fn one_line(s: &str) -> String {
-    crate::projection::human::style::clean(s).split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::vocabulary::style::clean(s).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Reads and merges every document of every source, in order.

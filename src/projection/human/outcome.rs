@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use super::grammar::Report;
 use super::layout::Block;
-use super::style::{clean, count, duration, one_line, Mark, Tone};
 use super::{usage_text, Human};
 use crate::event::{Event, Outcome, Status, Summary, TurnEnded};
+use crate::vocabulary::grammar::Report;
+use crate::vocabulary::style::{clean, count, duration, one_line, Mark, Tone};
 
 impl Human {
     pub(super) fn turn_ended(&mut self, ev: &Event, t: &TurnEnded, out: &mut dyn Write) -> io::Result<()> {
