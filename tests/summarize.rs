@@ -3,16 +3,29 @@
 
 use std::process::Output;
 
+use minicode_output::provider::Provider;
+
 use crate::support::*;
 
-/// The providers whose normalized captures the goldens summarize.
-const PROVIDERS: [&str; 5] = ["acp", "claude", "codex", "gemini", "opencode"];
+/// The dialects whose normalized captures (`fixtures/<dialect>/*.events.jsonl`) the goldens
+/// summarize: every registered one that has some, so a new one's captures need goldens.
+fn providers() -> Vec<&'static str> {
+    Provider::ALL
+        .iter()
+        .map(|p| p.name())
+        .filter(|p| {
+            std::fs::read_dir(fixture(p)).is_ok_and(|d| {
+                d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().ends_with(".events.jsonl"))
+            })
+        })
+        .collect()
+}
 
 /// The canonical streams the goldens summarize: `(case, events file)`, e.g.
 /// `("codex-exit4", "codex/exit4.events.jsonl")`.
 fn cases() -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = PROVIDERS
-        .iter()
+    let mut v: Vec<(String, String)> = providers()
+        .into_iter()
         .flat_map(|dir| {
             std::fs::read_dir(fixture(dir))
                 .unwrap()
@@ -45,7 +58,7 @@ fn summarize(args: &[&str], input: &[u8]) -> Output {
 #[test]
 fn golden_reports_in_every_format() {
     let mut inputs: Vec<(String, Vec<u8>)> = cases().into_iter().map(|(c, f)| (c, read(&f))).collect();
-    inputs.extend(PROVIDERS.iter().map(|p| (format!("{p}-all"), all_events(p))));
+    inputs.extend(providers().into_iter().map(|p| (format!("{p}-all"), all_events(p))));
     let mut failures = Vec::new();
     let mut expected = std::collections::BTreeSet::new();
     for (case, input) in &inputs {
