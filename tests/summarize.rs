@@ -374,3 +374,57 @@ fn a_run_normalized_again_keeps_its_key() {
     assert_ne!(once, again);
     assert_eq!(key(once), key(again));
 }
+
+/// Counts come from the input, so adding them saturates: token counts of 2^64−1 and 2 are
+/// 2^64−1 (a plain `+` gives 1 in release and panics in a debug build, which these tests run).
+#[test]
+fn counts_from_the_input_saturate() {
+    const MAX: u64 = u64::MAX;
+    let events = |session: &str| {
+        let line = |n: u32, ty: &str, payload: &str| {
+            format!(
+                r#"{{"schema":"minicode.output.v1","eventId":"{session}:1:{n}","type":"{ty}","timestamp":"2026-01-01T00:00:0{n}.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+            )
+        };
+        [
+            line(1, "session.started", r#"{"provider":"acme"}"#),
+            line(2, "usage", &format!(r#"{{"input_tokens":{MAX}}}"#)),
+            line(3, "usage", r#"{"input_tokens":2}"#),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    // The run is incomplete (exit 1 with one pass); a merge without `--check` exits 0.
+    let json = |out: Output| -> serde_json::Value {
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let one = json(summarize(&["--format", "json"], events("s1").as_bytes()));
+    assert_eq!(one["totals"]["usage"]["input_tokens"], MAX);
+
+    // Summaries that state absurd counts merge into the largest count, not a wrapped one.
+    let absurd = |session: &str| {
+        let mut doc = json(summarize(&["--format", "json"], events(session).as_bytes()));
+        doc["streams"][0]["lines"] = MAX.into();
+        doc["sessions"][0]["turns"] = MAX.into();
+        doc["sessions"][0]["warnings"] = MAX.into();
+        doc["sessions"][0]["shell"]["stdoutBytes"] = MAX.into();
+        doc["sessions"][0]["usage"]["output_tokens"] = MAX.into();
+        serde_json::to_vec(&doc).unwrap()
+    };
+    let merged = json(summarize(&["--merge", "--format", "json"], &[absurd("s1"), absurd("s2")].concat()));
+    let totals = &merged["totals"];
+    for (what, got) in [
+        ("input.lines", &merged["input"]["lines"]),
+        ("turns", &totals["turns"]),
+        ("warnings", &totals["warnings"]),
+        ("shell.stdoutBytes", &totals["shell"]["stdoutBytes"]),
+        ("usage.input_tokens", &totals["usage"]["input_tokens"]),
+        ("usage.output_tokens", &totals["usage"]["output_tokens"]),
+    ] {
+        assert_eq!(*got, MAX, "{what}");
+    }
+    // The text report reads the same figures.
+    let text = summarize(&["--merge"], &[absurd("s1"), absurd("s2")].concat());
+    assert_eq!(text.status.code(), Some(0), "{}", String::from_utf8_lossy(&text.stderr));
+}

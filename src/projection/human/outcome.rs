@@ -102,8 +102,9 @@ impl Human {
         parts.extend(f.duration_ms.map(duration));
         if self.verbose() {
             parts.extend(usage_text(&f.usage));
-            if f.input.raw + f.input.unknown_types > 0 {
-                parts.push(format!("{} input lines not understood", f.input.raw + f.input.unknown_types));
+            let not_understood = f.input.raw.saturating_add(f.input.unknown_types);
+            if not_understood > 0 {
+                parts.push(format!("{not_understood} input lines not understood"));
             }
         }
         parts.join(" · ")
