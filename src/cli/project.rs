@@ -50,7 +50,8 @@ pub struct Args {
     pub common: CommonArgs,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   codex exec --json 'fix the tests' | normalize | project
   normalize run.jsonl | project --mode verbose --color always | less -R
@@ -64,9 +65,11 @@ Exit status:
   0  every input line was a canonical event
   1  some lines were not canonical events (named on stderr and skipped), or --after named
      a frame id the input does not have
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
+",
+    exit_usage_error!(),
+    "\n",
+    exit_stopped!()
+);
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
     PossibleValuesParser::new(Mode::ALL.map(Mode::name)).try_map(|s| s.parse::<Mode>())

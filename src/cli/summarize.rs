@@ -49,7 +49,8 @@ pub enum Format {
     Markdown,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   codex exec --json 'fix the tests' | normalize | tee run.jsonl | summarize --check
   summarize --format markdown run.jsonl >> \"$GITHUB_STEP_SUMMARY\"
@@ -62,17 +63,20 @@ Exit status:
   0  the report was written (with --check: and every run's verdict is success)
   1  with --check: a run failed; without it: some input was not canonical JSONL (with
      --merge: not a summarize JSON document); see stderr
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
+",
+    exit_usage_error!(),
+    "\n  3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
      or some input could not be read: the measurement is broken, not the agent
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines
+",
+    exit_stopped!(),
+    "
 
 A run is one session of one normalized stream. Its verdict is success, failed (the agent
 or a step failed, or the agent's result contradicts itself), incomplete (the input ended
 before the run's terminal record) or unknown (nothing of an agent run was recognised).
 Each run is known by a key, a digest of its events, so --merge is a union: associative,
-commutative and idempotent; a run that two parts both hold counts once.";
+commutative and idempotent; a run that two parts both hold counts once."
+);
 
 impl Command for Args {
     const NAME: &'static str = "summarize";
