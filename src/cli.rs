@@ -63,6 +63,15 @@ pub struct LineLimit {
     pub max_line_bytes: usize,
 }
 
+/// `--strict`, as the filters of canonical events take it.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Strict {
+    /// Read canonical events only: provider output is an error (exit 1), as any line that
+    /// is not an event, instead of being normalized first as `normalize` would.
+    #[arg(long)]
+    pub strict: bool,
+}
+
 /// When to colour human output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum Color {

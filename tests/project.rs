@@ -326,3 +326,21 @@ fn projections_know_nothing_about_providers() {
     scan(&src.join("projection"));
     assert!(!std::fs::read_to_string(src.join("projection.rs")).unwrap().contains("crate::provider"));
 }
+
+/// Provider output read directly is normalized first: what `project` shows of a capture is
+/// what it shows of `normalize`'s output, in every mode; `--strict` keeps the old error.
+#[test]
+fn provider_output_is_normalized_first() {
+    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4", "gemini/cancel"] {
+        let input = read(&format!("{case}.input.jsonl"));
+        let events = run("normalize", &[], &input);
+        for mode in Mode::ALL.map(Mode::name) {
+            let piped = project(&["--mode", mode], &events);
+            let direct = project(&["--mode", mode], &input);
+            assert!(piped == direct, "{case} --mode {mode}: project of the capture differs from normalize | project");
+        }
+    }
+    let strict = bin("project").arg("--strict").write_stdin(read("codex/exit4.input.jsonl")).output().unwrap();
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
+}

@@ -428,3 +428,22 @@ fn counts_from_the_input_saturate() {
     let text = summarize(&["--merge"], &[absurd("s1"), absurd("s2")].concat());
     assert_eq!(text.status.code(), Some(0), "{}", String::from_utf8_lossy(&text.stderr));
 }
+
+/// Provider output read directly is normalized first, in every format; `--strict` keeps the
+/// old error.
+#[test]
+fn provider_output_is_normalized_first() {
+    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4"] {
+        let input = read(&format!("{case}.input.jsonl"));
+        let events = run("normalize", &[], &input);
+        for (format, _) in FORMATS {
+            let piped = summarize(&["--format", format], &events);
+            let direct = summarize(&["--format", format], &input);
+            assert_eq!(piped.status.code(), direct.status.code(), "{case} {format}");
+            assert!(piped.stdout == direct.stdout, "{case} --format {format}: differs from normalize | summarize");
+        }
+    }
+    let strict = summarize(&["--strict"], &read("codex/exit4.input.jsonl"));
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
+}

@@ -1,13 +1,15 @@
-//! `summarize`: canonical JSONL in (or, with `--merge`, summarize's own JSON documents),
-//! one whole-document run report out.
+//! `summarize`: canonical JSONL in (or provider output, normalized on the way in; with
+//! `--merge`, summarize's own JSON documents), one whole-document run report out.
 
 use std::io::Write;
 
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
+use crate::engine::clock::Clock;
 use crate::event::Verdict;
 use crate::io::{is_blank, read_lines, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
+use crate::pipeline::Inline;
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
@@ -15,7 +17,9 @@ use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summ
 ///
 /// Reads canonical minicode.output.v1 JSONL (one run, several runs one after another, or
 /// several files) and writes one report for all of it. Only counters and short excerpts are
-/// kept, so memory stays bounded however long the input.
+/// kept, so memory stays bounded however long the input. Provider output (what `normalize`
+/// reads) is normalized first, in process, when the first line that is not blank is not a
+/// canonical event; --strict reads canonical events only.
 #[derive(Debug, Parser)]
 #[command(name = "summarize", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -33,6 +37,9 @@ pub struct Args {
     /// When to colour text: auto means when stdout is a terminal and NO_COLOR is unset or empty.
     #[arg(long, value_enum, value_name = "WHEN", default_value_t = Color::Auto)]
     pub color: Color,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub strict: super::Strict,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
@@ -97,7 +104,29 @@ impl Command for Args {
                 s.borrow_mut().unreadable(&u.to_string());
                 diag.unreadable(u);
             };
+            // Provider output is normalized here first, as `normalize | summarize` would;
+            // `--strict` reads only canonical events, as before.
+            let mut inline: Option<Inline> = None;
+            let mut decided = self.strict.strict;
+            let normalized = |inline: &mut Inline| -> anyhow::Result<()> {
+                let mut s = s.borrow_mut();
+                let notes = inline.take_lines(|line| {
+                    s.line(line).map_err(|e| anyhow::anyhow!("normalize wrote a line that is not an event: {e}"))
+                })?;
+                notes.iter().for_each(|n| diag.say(n));
+                Ok(())
+            };
             read_lines(sources, DEFAULT_MAX_LINE, &mut out, unreadable, |n, line, _| {
+                if !decided && !line.is_blank() {
+                    decided = true;
+                    if matches!(&line, Line::Text(t) if Inline::is_provider_output(t)) {
+                        inline = Some(Inline::new(Clock::from_env()));
+                    }
+                }
+                if let Some(inline) = inline.as_mut() {
+                    inline.line(line)?;
+                    return normalized(inline);
+                }
                 let mut s = s.borrow_mut();
                 let error = match &line {
                     Line::Text(t) if is_blank(t) => return Ok(()),
@@ -114,6 +143,10 @@ impl Command for Args {
                 }
                 Ok(())
             })?;
+            if let Some(inline) = inline.as_mut() {
+                inline.finish()?;
+                normalized(inline)?;
+            }
             (s.into_inner().finish(), rejected)
         };
         let doc = match self.format {
