@@ -23,7 +23,7 @@ _project() {
 
     case "${cmd}" in
         project)
-            opts="-0 -h -V --mode --color --after --with-content --ag-ui-format --files-from --null --help --version"
+            opts="-0 -h -V --mode --color --after --with-content --ag-ui-format --strict --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

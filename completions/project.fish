@@ -16,6 +16,7 @@ complete -c project -l ag-ui-format -d 'With `--mode ag-ui`: `sse` writes `data:
 jsonl\t'One JSON event per line'"
 complete -c project -l files-from -d 'Read the input files named in LIST (`-` for standard input), one path per line: any number of files in one process, with no argument-length limit' -r -F
 complete -c project -l with-content -d 'With `--mode otlp`: add the prompt, the assistant\'s text and each tool\'s input and output as span attributes (scrubbed, like everything `project` shows). Off by default: traces often go where content should not'
+complete -c project -l strict -d 'Read canonical events only: provider output is an error (exit 1), as any line that is not an event, instead of being normalized first as `normalize` would'
 complete -c project -s 0 -l null -d 'With --files-from, the paths end with NUL, as `find -print0` writes them'
 complete -c project -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c project -s V -l version -d 'Print version'

@@ -23,7 +23,7 @@ _summarize() {
 
     case "${cmd}" in
         summarize)
-            opts="-0 -h -V --format --check --merge --color --files-from --null --help --version"
+            opts="-0 -h -V --format --check --merge --color --strict --files-from --null --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

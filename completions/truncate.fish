@@ -7,7 +7,7 @@ input\t'Tool input: `command` and `input` of `tool.started`'
 text\t'Text: `delta` of `text`/`reasoning`, prompts, plan entries, warning messages'
 raw\t'The `line` of `raw` events'
 other\t'Everything else: paths, titles, error messages, unknown payloads'"
-complete -c truncate -l max-line-bytes -d 'Lines longer than this are cut to their first 4 KiB (exit 1)' -r
+complete -c truncate -l max-line-bytes -d 'Lines longer than this are read as their first 4 KiB only, and the exit status is 1 (normalize: a `raw` event holds that start)' -r
 complete -c truncate -l files-from -d 'Read the input files named in LIST (`-` for standard input), one path per line: any number of files in one process, with no argument-length limit' -r -F
 complete -c truncate -l text -d 'Treat the input as plain text and bound all of it'
 complete -c truncate -s 0 -l null -d 'With --files-from, the paths end with NUL, as `find -print0` writes them'

@@ -90,13 +90,14 @@ fn assert_safe(s: &str, what: &str) {
     }
 }
 
-/// `normalize`: option byte % 7 is the provider (0 = auto, then `Provider::ALL`); bit 3 a
-/// 64-byte field bound; bit 4 a 256-byte line limit.
+/// `normalize`: the option byte modulo one more than the number of dialects is the provider
+/// (0 = auto, then `Provider::ALL`, so every registered dialect is reached); bit 3 a 64-byte
+/// field bound; bit 4 a 256-byte line limit.
 pub fn check_normalize(data: &[u8]) {
     let (opt, input) = split(data);
-    let from = match opt % 7 {
+    let from = match usize::from(opt) % (Provider::ALL.len() + 1) {
         0 => "auto",
-        i => Provider::ALL[usize::from(i) - 1].name(),
+        i => Provider::ALL[i - 1].name(),
     };
     let max_bytes = if opt & 8 != 0 { "64" } else { "262144" };
     let max_line = if opt & 16 != 0 { 256 } else { minicode_output::io::DEFAULT_MAX_LINE };

@@ -1,6 +1,20 @@
 //! Command-line plumbing shared by the five binaries: common options, colour choice, and
 //! [`run_main`], the one place that turns results into exit codes.
 
+// The exit status lines every filter's `--help` shares, written once (see [`run_main`]):
+// `concat!` puts them into each binary's `after_help`, which must be a literal.
+macro_rules! exit_usage_error {
+    () => {
+        "  2  usage error, or an input file could not be read (said on stderr; the others are
+     still read and the output is whole)"
+    };
+}
+macro_rules! exit_stopped {
+    () => {
+        "  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines"
+    };
+}
+
 pub mod handoff;
 pub mod normalize;
 pub mod project;
@@ -38,6 +52,24 @@ impl CommonArgs {
             None => crate::io::Sources::from_operands(&self.files),
         }
     }
+}
+
+/// `--max-line-bytes`, as the filters that read a line at a time take it.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct LineLimit {
+    /// Lines longer than this are read as their first 4 KiB only, and the exit status is 1
+    /// (normalize: a `raw` event holds that start).
+    #[arg(long, value_name = "N", default_value_t = crate::io::DEFAULT_MAX_LINE)]
+    pub max_line_bytes: usize,
+}
+
+/// `--strict`, as the filters of canonical events take it.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Strict {
+    /// Read canonical events only: provider output is an error (exit 1), as any line that
+    /// is not an event, instead of being normalized first as `normalize` would.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// When to colour human output.

@@ -531,7 +531,7 @@ mod tests;
 /// `id` as it is written (without control bytes). Ids are keys here: two that differ only
 /// by an ANSI sequence must be one call, as they are once written.
 fn clean_id(id: &str) -> Cow<'_, str> {
-    crate::scrub::control::clean(id)
+    crate::scrub::without_controls(id)
 }
 
 /// What a running total `now` adds to the one before it, field by field; a count that did

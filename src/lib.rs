@@ -50,6 +50,7 @@ mod scan;
 pub mod scrub;
 pub mod summarize;
 pub mod truncate;
+mod vocabulary;
 
 pub use pipeline::normalize;
 

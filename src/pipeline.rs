@@ -1,16 +1,20 @@
 //! What the `normalize` binary does, as a library call: provider output in, canonical events
-//! out, each scrubbed and bounded, the summary last. It joins the provider parsers and the
-//! stages; projections and the command line are not its business.
+//! out, each scrubbed and bounded, the summary last; whole ([`normalize()`]) or line by line
+//! inside another filter ([`Inline`]: `project` and `summarize` given provider output). It
+//! joins the provider parsers and the stages; projections and the command line are not its
+//! business.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
+use std::rc::Rc;
 
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::Event;
-use crate::io::{decoding, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
-use crate::provider::{Normalizer, Provider};
+use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
+use crate::provider::{Normalizer, Probe, Provider, Verdict};
 use crate::scrub::control::json_is_clean;
 use crate::scrub::stream::Holder;
 use crate::scrub::{clean_json_line, Scrubber};
@@ -184,6 +188,95 @@ pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::
     take(&mut norm, &mut stages, &mut events);
     stages.apply(summary, &mut events);
     Ok(events)
+}
+
+/// `normalize` inside another filter: provider output in, line by line, and out the canonical
+/// JSONL lines the binary would write for it (the same parsers, stages and summary, with the
+/// default bounds and `--from auto`), for the filter to read as if they had been piped in.
+pub struct Inline {
+    norm: Normalizer,
+    stages: Stages,
+    out: LineWriter<Tap>,
+    lines: Rc<RefCell<Vec<u8>>>,
+}
+
+/// Where [`Inline`]'s lines are written, for it to hand them on.
+struct Tap(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Tap {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Inline {
+    /// True when `line` is provider output: a JSON object that some dialect claims and that
+    /// does not say it is a canonical event. A filter of canonical events that reads such a
+    /// first line normalizes its input first.
+    pub fn is_provider_output(line: &str) -> bool {
+        Probe::parse(line).is_some_and(|p| {
+            p.str("schema") != Some(crate::event::SCHEMA) && !matches!(Provider::detect(&p), Verdict::None)
+        })
+    }
+
+    /// A normalizer whose timestamps the provider does not give come from `clock`.
+    pub fn new(clock: Clock) -> Inline {
+        let lines = Rc::new(RefCell::new(Vec::new()));
+        Inline {
+            norm: Normalizer::new(None, clock, DEFAULT_FIELD_BOUND),
+            stages: Stages::new(DEFAULT_FIELD_BOUND),
+            out: LineWriter::new(Tap(Rc::clone(&lines))),
+            lines,
+        }
+    }
+
+    /// Takes the next input line (blank ones too: they count for provenance).
+    pub fn line(&mut self, line: Line<'_>) -> io::Result<()> {
+        self.norm.line(line);
+        for ev in self.norm.drain() {
+            self.stages.write(ev, &mut self.out)?;
+        }
+        self.stages.take_written().for_each(drop);
+        Ok(())
+    }
+
+    /// The input pauses: what the stages hold back is decided and written.
+    pub fn pause(&mut self) -> io::Result<()> {
+        self.stages.pause(&mut self.out)?;
+        self.stages.take_written().for_each(drop);
+        Ok(())
+    }
+
+    /// The input ended: what is open is closed, and the summary written last.
+    pub fn finish(&mut self) -> io::Result<()> {
+        // As in the binary, the summary counts the redactions made before the input ended.
+        self.pause()?;
+        let summary = self.norm.finish(self.stages.redactions().clone());
+        for ev in self.norm.drain() {
+            self.stages.write(ev, &mut self.out)?;
+        }
+        self.stages.write(summary, &mut self.out)?;
+        self.pause()
+    }
+
+    /// Hands each canonical line written so far (without its newline) to `on`, in order;
+    /// returns what the normalizer had to say about the input, for stderr.
+    pub fn take_lines<E: From<io::Error>>(
+        &mut self,
+        mut on: impl FnMut(&str) -> Result<(), E>,
+    ) -> Result<Vec<String>, E> {
+        self.out.flush()?;
+        let lines = std::mem::take(&mut *self.lines.borrow_mut());
+        // The stages write JSON, one event a line: valid UTF-8.
+        for line in String::from_utf8_lossy(&lines).lines() {
+            on(line)?;
+        }
+        Ok(self.norm.take_diagnostics())
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,10 @@ use std::collections::BTreeMap;
 use crate::event::Event;
 use detect::Detector;
 
+/// Text without its terminal control sequences and bytes: what other layers (the engine's
+/// ids) use of this stage, so that they depend on its face and not on its modules.
+pub use control::clean as without_controls;
+
 /// Scrubs events and text, counting what it redacted.
 #[derive(Debug, Default)]
 pub struct Scrubber {

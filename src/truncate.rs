@@ -2,10 +2,13 @@
 //! output keeps its newest bytes and is marked `truncated: true`; other text keeps 70 %
 //! head and 30 % tail around a marker stating the bytes cut. Bounding twice equals
 //! bounding once. [`TextTruncator`] bounds a whole plain-text stream the same way, in
-//! memory bounded by about three times the budget.
+//! memory bounded by about three times the budget, and [`bound_text`] reads one from
+//! input sources.
 
 use crate::bound::{bound, ceil_boundary, floor_boundary, marker, BoundedText, Keep};
 use crate::event::{Event, TextField};
+use crate::io::{stop_requested, Sources, Unreadable};
+use std::io::Read;
 
 /// Which text fields to bound, by role (see [`TextField`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -159,6 +162,64 @@ impl TextTruncator {
                 out.push_str(&newest[start..]);
                 (out, true)
             }
+        }
+    }
+}
+
+/// Bounds the whole text of `sources`, read in order as one stream (`truncate --text`):
+/// bytes as they are (invalid UTF-8 decodes to U+FFFD), line endings and all, so the input
+/// is read in chunks rather than lines. A source that cannot be read is handed to
+/// `unreadable` and the next is read; a stop request ends the input as an end of file
+/// would. Returns the bounded text and whether anything was cut.
+pub fn bound_text(
+    sources: &Sources,
+    mut t: TextTruncator,
+    mut unreadable: impl FnMut(Unreadable),
+) -> anyhow::Result<(String, bool)> {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    for source in sources.iter()? {
+        let source = source?;
+        if stop_requested().is_some() {
+            break;
+        }
+        let mut input = match source.open() {
+            Ok(input) => input,
+            Err(error) => {
+                unreadable(Unreadable { name: source.name(), error, part_way: false });
+                continue;
+            }
+        };
+        while stop_requested().is_none() {
+            let n = match input.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    unreadable(Unreadable { name: source.name(), error, part_way: true });
+                    break;
+                }
+            };
+            pending.extend_from_slice(&chunk[..n]);
+            let whole = complete_utf8(&pending);
+            t.push(&String::from_utf8_lossy(&pending[..whole]));
+            pending.drain(..whole);
+        }
+    }
+    t.push(&String::from_utf8_lossy(&pending));
+    Ok(t.finish())
+}
+
+/// The length of the longest prefix of `b` that does not end inside a UTF-8 character
+/// (invalid bytes count as whole; they decode to U+FFFD).
+fn complete_utf8(b: &[u8]) -> usize {
+    match std::str::from_utf8(b) {
+        Ok(_) => b.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => {
+            // Invalid bytes inside: hold back at most the last 3 bytes if they start a char.
+            let tail = b.len().saturating_sub(3);
+            (tail..b.len()).find(|&i| b[i] >= 0xc0).unwrap_or(b.len())
         }
     }
 }

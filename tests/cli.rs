@@ -4,6 +4,7 @@ mod support;
 
 mod acp;
 mod agents;
+mod architecture;
 mod bad_input;
 mod detect;
 mod dialects;

@@ -5,6 +5,8 @@
 use clap::CommandFactory;
 use clap_complete::Shell;
 use minicode_output::cli;
+use minicode_output::projection::Mode;
+use minicode_output::provider::Provider;
 
 use crate::support::*;
 
@@ -123,4 +125,21 @@ fn every_contract_citation_resolves_and_no_text_cites_an_issue_tracker() {
     }
     assert!(cited > 0, "no citation found: the scan is broken");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The contract's command-line lists are the code's: a new dialect or mode that the contract
+/// does not name fails here.
+#[test]
+fn the_contract_lists_every_dialect_and_mode() {
+    let contract = std::fs::read_to_string(root().join("docs/contract.md")).unwrap();
+    let list = |prefix: &str, end: char| -> Vec<String> {
+        let at = contract.find(prefix).unwrap_or_else(|| panic!("docs/contract.md §9 has `{prefix}`"));
+        let rest = &contract[at + prefix.len()..];
+        rest[..rest.find(end).unwrap()].split('|').map(str::to_owned).collect()
+    };
+    let dialects: Vec<String> =
+        std::iter::once("auto").chain(Provider::ALL.iter().map(|p| p.name())).map(str::to_owned).collect();
+    assert_eq!(list("`normalize [--from ", ']'), dialects);
+    let modes: Vec<String> = Mode::ALL.iter().map(|m| m.name().to_owned()).collect();
+    assert_eq!(list("`project --mode ", '`'), modes);
 }

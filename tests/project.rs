@@ -7,6 +7,7 @@ mod machine;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
+use minicode_output::projection::Mode;
 use predicates::prelude::*;
 
 use crate::support::*;
@@ -32,8 +33,11 @@ pub const CASES: &[&str] = &[
     "two-sessions",
 ];
 
-/// Every mode but `jsonl`, whose output must be the input itself.
-const GOLDEN_MODES: &[&str] = &["normal", "verbose", "debug", "acp", "sse", "stream-json", "otlp", "atif", "ag-ui"];
+/// Every mode but `jsonl`, whose output must be the input itself: a new mode has goldens
+/// or this test fails.
+fn golden_modes() -> Vec<&'static str> {
+    Mode::ALL.into_iter().filter(|m| *m != Mode::Jsonl).map(Mode::name).collect()
+}
 
 pub fn case_input(case: &str) -> Vec<u8> {
     read(&format!("project/{case}.events.jsonl"))
@@ -49,7 +53,7 @@ fn project(args: &[&str], input: &[u8]) -> Vec<u8> {
 fn golden_renderings_of_every_mode() {
     let mut failures = Vec::new();
     for case in CASES {
-        for mode in GOLDEN_MODES {
+        for mode in golden_modes() {
             let out = project(&["--mode", mode], &case_input(case));
             if let Err(e) = golden(&format!("project/{case}.{mode}.out"), &out) {
                 failures.push(e);
@@ -65,7 +69,7 @@ fn every_project_fixture_is_used() {
         std::fs::read_dir(fixture("project")).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     for name in &names {
         let used = CASES.iter().any(|c| {
-            *name == format!("{c}.events.jsonl") || GOLDEN_MODES.iter().any(|m| *name == format!("{c}.{m}.out"))
+            *name == format!("{c}.events.jsonl") || golden_modes().iter().any(|m| *name == format!("{c}.{m}.out"))
         });
         assert!(used, "fixtures/project/{name} is not used by any test");
     }
@@ -321,4 +325,22 @@ fn projections_know_nothing_about_providers() {
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     scan(&src.join("projection"));
     assert!(!std::fs::read_to_string(src.join("projection.rs")).unwrap().contains("crate::provider"));
+}
+
+/// Provider output read directly is normalized first: what `project` shows of a capture is
+/// what it shows of `normalize`'s output, in every mode; `--strict` keeps the old error.
+#[test]
+fn provider_output_is_normalized_first() {
+    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4", "gemini/cancel"] {
+        let input = read(&format!("{case}.input.jsonl"));
+        let events = run("normalize", &[], &input);
+        for mode in Mode::ALL.map(Mode::name) {
+            let piped = project(&["--mode", mode], &events);
+            let direct = project(&["--mode", mode], &input);
+            assert!(piped == direct, "{case} --mode {mode}: project of the capture differs from normalize | project");
+        }
+    }
+    let strict = bin("project").arg("--strict").write_stdin(read("codex/exit4.input.jsonl")).output().unwrap();
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
 }

@@ -3,16 +3,29 @@
 
 use std::process::Output;
 
+use minicode_output::provider::Provider;
+
 use crate::support::*;
 
-/// The providers whose normalized captures the goldens summarize.
-const PROVIDERS: [&str; 5] = ["acp", "claude", "codex", "gemini", "opencode"];
+/// The dialects whose normalized captures (`fixtures/<dialect>/*.events.jsonl`) the goldens
+/// summarize: every registered one that has some, so a new one's captures need goldens.
+fn providers() -> Vec<&'static str> {
+    Provider::ALL
+        .iter()
+        .map(|p| p.name())
+        .filter(|p| {
+            std::fs::read_dir(fixture(p)).is_ok_and(|d| {
+                d.filter_map(Result::ok).any(|e| e.file_name().to_string_lossy().ends_with(".events.jsonl"))
+            })
+        })
+        .collect()
+}
 
 /// The canonical streams the goldens summarize: `(case, events file)`, e.g.
 /// `("codex-exit4", "codex/exit4.events.jsonl")`.
 fn cases() -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = PROVIDERS
-        .iter()
+    let mut v: Vec<(String, String)> = providers()
+        .into_iter()
         .flat_map(|dir| {
             std::fs::read_dir(fixture(dir))
                 .unwrap()
@@ -45,7 +58,7 @@ fn summarize(args: &[&str], input: &[u8]) -> Output {
 #[test]
 fn golden_reports_in_every_format() {
     let mut inputs: Vec<(String, Vec<u8>)> = cases().into_iter().map(|(c, f)| (c, read(&f))).collect();
-    inputs.extend(PROVIDERS.iter().map(|p| (format!("{p}-all"), all_events(p))));
+    inputs.extend(providers().into_iter().map(|p| (format!("{p}-all"), all_events(p))));
     let mut failures = Vec::new();
     let mut expected = std::collections::BTreeSet::new();
     for (case, input) in &inputs {
@@ -360,4 +373,77 @@ fn a_run_normalized_again_keeps_its_key() {
     let again = bin("normalize").env("SOURCE_DATE_EPOCH", "99999").arg(&input).output().unwrap().stdout;
     assert_ne!(once, again);
     assert_eq!(key(once), key(again));
+}
+
+/// Counts come from the input, so adding them saturates: token counts of 2^64−1 and 2 are
+/// 2^64−1 (a plain `+` gives 1 in release and panics in a debug build, which these tests run).
+#[test]
+fn counts_from_the_input_saturate() {
+    const MAX: u64 = u64::MAX;
+    let events = |session: &str| {
+        let line = |n: u32, ty: &str, payload: &str| {
+            format!(
+                r#"{{"schema":"minicode.output.v1","eventId":"{session}:1:{n}","type":"{ty}","timestamp":"2026-01-01T00:00:0{n}.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+            )
+        };
+        [
+            line(1, "session.started", r#"{"provider":"acme"}"#),
+            line(2, "usage", &format!(r#"{{"input_tokens":{MAX}}}"#)),
+            line(3, "usage", r#"{"input_tokens":2}"#),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    // The run is incomplete (exit 1 with one pass); a merge without `--check` exits 0.
+    let json = |out: Output| -> serde_json::Value {
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let one = json(summarize(&["--format", "json"], events("s1").as_bytes()));
+    assert_eq!(one["totals"]["usage"]["input_tokens"], MAX);
+
+    // Summaries that state absurd counts merge into the largest count, not a wrapped one.
+    let absurd = |session: &str| {
+        let mut doc = json(summarize(&["--format", "json"], events(session).as_bytes()));
+        doc["streams"][0]["lines"] = MAX.into();
+        doc["sessions"][0]["turns"] = MAX.into();
+        doc["sessions"][0]["warnings"] = MAX.into();
+        doc["sessions"][0]["shell"]["stdoutBytes"] = MAX.into();
+        doc["sessions"][0]["usage"]["output_tokens"] = MAX.into();
+        serde_json::to_vec(&doc).unwrap()
+    };
+    let merged = json(summarize(&["--merge", "--format", "json"], &[absurd("s1"), absurd("s2")].concat()));
+    let totals = &merged["totals"];
+    for (what, got) in [
+        ("input.lines", &merged["input"]["lines"]),
+        ("turns", &totals["turns"]),
+        ("warnings", &totals["warnings"]),
+        ("shell.stdoutBytes", &totals["shell"]["stdoutBytes"]),
+        ("usage.input_tokens", &totals["usage"]["input_tokens"]),
+        ("usage.output_tokens", &totals["usage"]["output_tokens"]),
+    ] {
+        assert_eq!(*got, MAX, "{what}");
+    }
+    // The text report reads the same figures.
+    let text = summarize(&["--merge"], &[absurd("s1"), absurd("s2")].concat());
+    assert_eq!(text.status.code(), Some(0), "{}", String::from_utf8_lossy(&text.stderr));
+}
+
+/// Provider output read directly is normalized first, in every format; `--strict` keeps the
+/// old error.
+#[test]
+fn provider_output_is_normalized_first() {
+    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4"] {
+        let input = read(&format!("{case}.input.jsonl"));
+        let events = run("normalize", &[], &input);
+        for (format, _) in FORMATS {
+            let piped = summarize(&["--format", format], &events);
+            let direct = summarize(&["--format", format], &input);
+            assert_eq!(piped.status.code(), direct.status.code(), "{case} {format}");
+            assert!(piped.stdout == direct.stdout, "{case} --format {format}: differs from normalize | summarize");
+        }
+    }
+    let strict = summarize(&["--strict"], &read("codex/exit4.input.jsonl"));
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
 }

@@ -14,7 +14,7 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, Event, RawReason};
-use crate::io::{Line, LineWriter, Source, Sources, Unreadable, DEFAULT_MAX_LINE};
+use crate::io::{Line, LineWriter, Source, Sources, Unreadable};
 use crate::pipeline::Stages;
 use crate::provider::{Normalizer, Provider};
 
@@ -37,15 +37,16 @@ pub struct Args {
     /// Bound of each text field, in bytes (tool output keeps its newest bytes).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_FIELD_BOUND)]
     pub max_bytes: usize,
-    /// Lines longer than this become a `raw` event holding their start.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE)]
-    pub max_line_bytes: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub line_limit: super::LineLimit,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   claude -p 'fix the tests' --output-format stream-json --verbose | normalize
   codex exec --json 'fix the tests' | normalize | project --mode verbose
@@ -60,12 +61,15 @@ Exit status:
   1  some input was not understood: empty input, lines that are not JSON, oversized lines,
      JSON of no dialect normalize reads, or lines like tool calls that their dialect's parser
      could not read (all kept as raw events; see stderr)
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines, the summary last
+",
+    exit_usage_error!(),
+    "\n",
+    exit_stopped!(),
+    ", the summary last
 
 With SOURCE_DATE_EPOCH set, timestamps the provider does not give are that instant, so
-the same input always gives byte-identical output.";
+the same input always gives byte-identical output."
+);
 
 /// `--from`: a provider, or `auto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,7 +123,7 @@ impl Command for Args {
         let norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let (back, written) = std::sync::mpsc::sync_channel(2);
-        let (sources, max_line) = (sources.clone(), self.max_line_bytes);
+        let (sources, max_line) = (sources.clone(), self.line_limit.max_line_bytes);
         let reader = std::thread::Builder::new()
             .name("normalize-read".into())
             .spawn(move || read(&sources, max_line, norm, &tx, &written))

@@ -1,5 +1,5 @@
-//! `project`: canonical JSONL in, one projection out, rendered event by event as the input
-//! arrives.
+//! `project`: canonical JSONL in (or provider output, normalized on the way in), one
+//! projection out, rendered event by event as the input arrives.
 
 use std::io::Write;
 
@@ -7,8 +7,11 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::io::{read_events, EventLine, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
-use crate::projection::{AgUiFormat, Mode, Options};
+use crate::engine::clock::Clock;
+use crate::event::Event;
+use crate::io::{read_events, EventLine, Line, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
+use crate::pipeline::Inline;
+use crate::projection::{AgUiFormat, Mode, Options, Projection};
 use crate::scrub::Scrubber;
 
 /// Render canonical minicode.output.v1 events for people or for machines.
@@ -23,6 +26,11 @@ use crate::scrub::Scrubber;
 /// `atif` (Harbor's Agent Trajectory Interchange Format ATIF-v1.8: one indented document for
 /// one session, a JSON array of documents for several) and `ag-ui` (AG-UI protocol 1.0 events,
 /// as SSE `data:` frames or JSON lines).
+///
+/// Provider output (what `normalize` reads) is normalized first, in process, when the
+/// first line that is not blank is not a canonical event: `claude -p … --output-format
+/// stream-json --verbose | project --mode verbose` shows what `… | normalize | project`
+/// shows. --strict reads canonical events only.
 #[derive(Debug, Parser)]
 #[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -47,10 +55,14 @@ pub struct Args {
     pub ag_ui_format: AgUiFormat,
     #[command(flatten)]
     #[allow(missing_docs)]
+    pub strict: super::Strict,
+    #[command(flatten)]
+    #[allow(missing_docs)]
     pub common: CommonArgs,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   codex exec --json 'fix the tests' | normalize | project
   normalize run.jsonl | project --mode verbose --color always | less -R
@@ -64,9 +76,11 @@ Exit status:
   0  every input line was a canonical event
   1  some lines were not canonical events (named on stderr and skipped), or --after named
      a frame id the input does not have
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
+",
+    exit_usage_error!(),
+    "\n",
+    exit_stopped!()
+);
 
 fn mode_parser() -> impl TypedValueParser<Value = Mode> {
     PossibleValuesParser::new(Mode::ALL.map(Mode::name)).try_map(|s| s.parse::<Mode>())
@@ -98,16 +112,21 @@ impl Command for Args {
             with_content: self.with_content,
             ag_ui_format: self.ag_ui_format,
         };
-        let mut projection = self.mode.projection(options);
+        let projection = self.mode.projection(options);
         // `jsonl` passes every event's line on unchanged; every other mode shows content, so
         // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
-        let mut scrubber = Scrubber::new();
+        let scrubber = Scrubber::new();
         let mut out = LineWriter::new(out);
         let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        if projection.begin(out.line_buf())?.is_continue() {
+        // Provider output is normalized here first (see `Input`); `--strict` reads only
+        // canonical events, as before.
+        let mut input = if self.strict.strict { Input::Canonical } else { Input::Undecided };
+        let mut sh = Shower { projection, scrubber, scrub };
+        if sh.projection.begin(out.line_buf())?.is_continue() {
+            let mut last = 0;
             let read = read_events(
                 sources,
                 DEFAULT_MAX_LINE,
@@ -115,19 +134,27 @@ impl Command for Args {
                 &mut out,
                 |u| diag.unreadable(u),
                 |n, line, out| {
-                    match line {
-                        EventLine::Event { mut event, text } => {
-                            if scrub {
-                                scrubber.scrub_event(&mut event);
+                    let skipped = std::mem::replace(&mut last, n);
+                    if let Input::Undecided = input {
+                        input = match &line {
+                            EventLine::Bad { text, .. } if Inline::is_provider_output(text) => {
+                                Input::Provider(Box::new(Inline::new(Clock::from_env())))
                             }
-                            if projection.event_line(&event, &text, out.line_buf())?.is_break() {
-                                return Err(Stopped.into());
+                            _ => Input::Canonical,
+                        };
+                    }
+                    match (&mut input, line) {
+                        (Input::Provider(inline), line) => {
+                            // Blank lines were skipped; the normalizer counts them for provenance.
+                            for _ in skipped + 1..n {
+                                inline.line(Line::Text("".into()))?;
                             }
-                            if out.line_buf().len() >= OUTPUT_CHUNK {
-                                out.flush()?;
-                            }
+                            let (EventLine::Event { text, .. } | EventLine::Bad { text, .. }) = line;
+                            inline.line(Line::Text(text))?;
+                            sh.normalized(inline, how, out, &diag)?;
                         }
-                        EventLine::Bad { error, .. } => {
+                        (_, EventLine::Event { mut event, text }) => sh.show(&mut event, &text, out)?,
+                        (_, EventLine::Bad { error, .. }) => {
                             rejected = true;
                             diag.say(&format!("line {n}: not a canonical event: {error}"));
                         }
@@ -135,6 +162,13 @@ impl Command for Args {
                     Ok(())
                 },
             );
+            let read = read.and_then(|_| match &mut input {
+                Input::Provider(inline) => {
+                    inline.finish()?;
+                    sh.normalized(inline, how, &mut out, &diag)
+                }
+                _ => Ok(()),
+            });
             match read {
                 Err(e) if e.is::<Stopped>() => {}
                 other => {
@@ -142,6 +176,7 @@ impl Command for Args {
                 }
             }
         }
+        let Shower { mut projection, .. } = sh;
         projection.finish(out.line_buf())?;
         out.flush()?;
         for problem in projection.take_problems() {
@@ -150,6 +185,55 @@ impl Command for Args {
         }
         diag.outcome(rejected)
     }
+}
+
+/// The projection and what it needs for each event.
+struct Shower {
+    projection: Box<dyn Projection>,
+    scrubber: Scrubber,
+    scrub: bool,
+}
+
+impl Shower {
+    /// Renders one canonical event, read from `text`.
+    fn show<W: Write>(&mut self, event: &mut Event, text: &str, out: &mut LineWriter<W>) -> anyhow::Result<()> {
+        if self.scrub {
+            self.scrubber.scrub_event(event);
+        }
+        if self.projection.event_line(event, text, out.line_buf())?.is_break() {
+            return Err(Stopped.into());
+        }
+        if out.line_buf().len() >= OUTPUT_CHUNK {
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Renders the events `inline` has normalized so far, read as their lines would be.
+    fn normalized<W: Write>(
+        &mut self,
+        inline: &mut Inline,
+        how: Reading,
+        out: &mut LineWriter<W>,
+        diag: &Diagnostics,
+    ) -> anyhow::Result<()> {
+        let notes = inline.take_lines(|line| match Event::from_json(line, how.tool_output) {
+            Ok(mut event) => self.show(&mut event, line, out),
+            Err(e) => Err(anyhow::anyhow!("normalize wrote a line that is not an event: {e}")),
+        })?;
+        notes.iter().for_each(|n| diag.say(n));
+        Ok(())
+    }
+}
+
+/// What `project` reads, decided by its first line that is not blank.
+enum Input {
+    /// Nothing read yet.
+    Undecided,
+    /// Canonical events (or lines that are not provider output: said to be no events).
+    Canonical,
+    /// Provider output, normalized on the way in as `normalize | project` would.
+    Provider(Box<Inline>),
 }
 
 /// Output is written out at least this often, so memory stays small on large inputs.

@@ -8,7 +8,7 @@ use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::{Body, Event};
-use crate::io::{is_blank, read_lines, LineWriter, Sources, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Sources};
 use crate::scrub::json::{classify, LineKind};
 use crate::scrub::rules::RULES;
 use crate::scrub::text::TextScrubber;
@@ -34,15 +34,16 @@ pub struct Args {
     /// Print the rule table (rule, kind, format, source) as Markdown and exit.
     #[arg(long)]
     pub list_rules: bool,
-    /// Lines longer than this are cut to their first 4 KiB (exit 1).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE)]
-    pub max_line_bytes: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub line_limit: super::LineLimit,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   codex exec --json 'fix it' | normalize --max-bytes 1000000 | scrub | truncate
   scrub --stats run.events.jsonl > run.clean.jsonl
@@ -53,9 +54,11 @@ Exit status:
   0  every line was scrubbed
   1  some lines were not canonical events or were over --max-line-bytes (they were still
      scrubbed and written; see stderr)
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
+",
+    exit_usage_error!(),
+    "\n",
+    exit_stopped!()
+);
 
 impl Command for Args {
     const NAME: &'static str = "scrub";
@@ -76,7 +79,7 @@ impl Command for Args {
         let mut text = TextScrubber::new();
         read_lines(
             sources,
-            self.max_line_bytes,
+            self.line_limit.max_line_bytes,
             &mut out,
             |u| diag.unreadable(u),
             |n, line, out| {

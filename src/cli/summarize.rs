@@ -1,13 +1,15 @@
-//! `summarize`: canonical JSONL in (or, with `--merge`, summarize's own JSON documents),
-//! one whole-document run report out.
+//! `summarize`: canonical JSONL in (or provider output, normalized on the way in; with
+//! `--merge`, summarize's own JSON documents), one whole-document run report out.
 
 use std::io::Write;
 
 use clap::{Parser, ValueEnum};
 
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
+use crate::engine::clock::Clock;
 use crate::event::Verdict;
 use crate::io::{is_blank, read_lines, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
+use crate::pipeline::Inline;
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
@@ -15,7 +17,9 @@ use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summ
 ///
 /// Reads canonical minicode.output.v1 JSONL (one run, several runs one after another, or
 /// several files) and writes one report for all of it. Only counters and short excerpts are
-/// kept, so memory stays bounded however long the input.
+/// kept, so memory stays bounded however long the input. Provider output (what `normalize`
+/// reads) is normalized first, in process, when the first line that is not blank is not a
+/// canonical event; --strict reads canonical events only.
 #[derive(Debug, Parser)]
 #[command(name = "summarize", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -35,6 +39,9 @@ pub struct Args {
     pub color: Color,
     #[command(flatten)]
     #[allow(missing_docs)]
+    pub strict: super::Strict,
+    #[command(flatten)]
+    #[allow(missing_docs)]
     pub common: CommonArgs,
 }
 
@@ -49,7 +56,8 @@ pub enum Format {
     Markdown,
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   codex exec --json 'fix the tests' | normalize | tee run.jsonl | summarize --check
   summarize --format markdown run.jsonl >> \"$GITHUB_STEP_SUMMARY\"
@@ -62,17 +70,20 @@ Exit status:
   0  the report was written (with --check: and every run's verdict is success)
   1  with --check: a run failed; without it: some input was not canonical JSONL (with
      --merge: not a summarize JSON document); see stderr
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
+",
+    exit_usage_error!(),
+    "\n  3  with --check: no run failed, but some run is incomplete or unknown, there was no run,
      or some input could not be read: the measurement is broken, not the agent
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines
+",
+    exit_stopped!(),
+    "
 
 A run is one session of one normalized stream. Its verdict is success, failed (the agent
 or a step failed, or the agent's result contradicts itself), incomplete (the input ended
 before the run's terminal record) or unknown (nothing of an agent run was recognised).
 Each run is known by a key, a digest of its events, so --merge is a union: associative,
-commutative and idempotent; a run that two parts both hold counts once.";
+commutative and idempotent; a run that two parts both hold counts once."
+);
 
 impl Command for Args {
     const NAME: &'static str = "summarize";
@@ -93,7 +104,29 @@ impl Command for Args {
                 s.borrow_mut().unreadable(&u.to_string());
                 diag.unreadable(u);
             };
+            // Provider output is normalized here first, as `normalize | summarize` would;
+            // `--strict` reads only canonical events, as before.
+            let mut inline: Option<Inline> = None;
+            let mut decided = self.strict.strict;
+            let normalized = |inline: &mut Inline| -> anyhow::Result<()> {
+                let mut s = s.borrow_mut();
+                let notes = inline.take_lines(|line| {
+                    s.line(line).map_err(|e| anyhow::anyhow!("normalize wrote a line that is not an event: {e}"))
+                })?;
+                notes.iter().for_each(|n| diag.say(n));
+                Ok(())
+            };
             read_lines(sources, DEFAULT_MAX_LINE, &mut out, unreadable, |n, line, _| {
+                if !decided && !line.is_blank() {
+                    decided = true;
+                    if matches!(&line, Line::Text(t) if Inline::is_provider_output(t)) {
+                        inline = Some(Inline::new(Clock::from_env()));
+                    }
+                }
+                if let Some(inline) = inline.as_mut() {
+                    inline.line(line)?;
+                    return normalized(inline);
+                }
                 let mut s = s.borrow_mut();
                 let error = match &line {
                     Line::Text(t) if is_blank(t) => return Ok(()),
@@ -110,6 +143,10 @@ impl Command for Args {
                 }
                 Ok(())
             })?;
+            if let Some(inline) = inline.as_mut() {
+                inline.finish()?;
+                normalized(inline)?;
+            }
             (s.into_inner().finish(), rejected)
         };
         let doc = match self.format {
@@ -166,7 +203,7 @@ fn verdict_line(s: &SessionReport) -> String {
 
 /// Text on one line, control bytes removed.
 fn one_line(s: &str) -> String {
-    crate::projection::human::style::clean(s).split_whitespace().collect::<Vec<_>>().join(" ")
+    crate::vocabulary::style::clean(s).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Reads and merges every document of every source, in order.

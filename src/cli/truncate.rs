@@ -1,7 +1,7 @@
 //! `truncate`: every text field of canonical JSONL bounded, UTF-8-safe, or with `--text`
 //! a whole text stream bounded.
 
-use std::io::{Read, Write};
+use std::io::Write;
 
 use clap::{Parser, ValueEnum};
 
@@ -9,9 +9,9 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
-use crate::io::{is_blank, read_lines, LineWriter, Sources, Unreadable, BOM, DEFAULT_MAX_LINE};
+use crate::io::{is_blank, read_lines, LineWriter, Sources, BOM};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
-use crate::truncate::{FieldSet, TextTruncator, Truncator};
+use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 
 /// Bound the text fields of canonical minicode.output.v1 JSONL.
 ///
@@ -37,9 +37,9 @@ pub struct Args {
     /// Treat the input as plain text and bound all of it.
     #[arg(long)]
     pub text: bool,
-    /// Lines longer than this are cut to their first 4 KiB (exit 1).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_LINE)]
-    pub max_line_bytes: usize,
+    #[command(flatten)]
+    #[allow(missing_docs)]
+    pub line_limit: super::LineLimit,
     #[command(flatten)]
     #[allow(missing_docs)]
     pub common: CommonArgs,
@@ -93,7 +93,8 @@ impl From<FieldArg> for TextField {
     }
 }
 
-const AFTER_HELP: &str = "\
+const AFTER_HELP: &str = concat!(
+    "\
 Examples:
   normalize run.jsonl | truncate --max-bytes 16384 --keep head-tail | project
   truncate --fields output,raw --max-bytes 4096 run.events.jsonl
@@ -103,9 +104,11 @@ Exit status:
   0  every line was bounded
   1  some lines were not canonical events or were over --max-line-bytes (they were still
      bounded and written; see stderr)
-  2  usage error, or an input file could not be read (said on stderr; the others are
-     still read and the output is whole)
-  130, 143  stopped by SIGINT or SIGTERM: the output so far is whole lines";
+",
+    exit_usage_error!(),
+    "\n",
+    exit_stopped!()
+);
 
 impl Command for Args {
     const NAME: &'static str = "truncate";
@@ -130,7 +133,7 @@ impl Command for Args {
         let mut rejected = false;
         read_lines(
             sources,
-            self.max_line_bytes,
+            self.line_limit.max_line_bytes,
             &mut out,
             |u| diag.unreadable(u),
             |n, line, out| {
@@ -214,57 +217,11 @@ fn bound_values(t: &Truncator, line: &str, buf: &mut Vec<u8>) {
     });
 }
 
-/// Bounds the whole text input, streaming: the head is not held back longer than needed.
-fn text<W: Write>(sources: &Sources, mut t: TextTruncator, out: &mut LineWriter<W>) -> anyhow::Result<Outcome> {
+/// `--text`: the whole input bounded as one text ([`bound_text`]), written at the end.
+fn text<W: Write>(sources: &Sources, t: TextTruncator, out: &mut LineWriter<W>) -> anyhow::Result<Outcome> {
     let diag = Diagnostics::new(Args::NAME);
-    let mut pending: Vec<u8> = Vec::new();
-    let mut chunk = vec![0u8; 64 * 1024];
-    for source in sources.iter()? {
-        let source = source?;
-        if crate::io::stop_requested().is_some() {
-            break;
-        }
-        let mut input = match source.open() {
-            Ok(input) => input,
-            Err(error) => {
-                diag.unreadable(Unreadable { name: source.name(), error, part_way: false });
-                continue;
-            }
-        };
-        // A stop ends the input here, as an end of file would (a regular file does not see it).
-        while crate::io::stop_requested().is_none() {
-            let n = match input.read(&mut chunk) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(error) => {
-                    diag.unreadable(Unreadable { name: source.name(), error, part_way: true });
-                    break;
-                }
-            };
-            pending.extend_from_slice(&chunk[..n]);
-            let whole = complete_utf8(&pending);
-            t.push(&String::from_utf8_lossy(&pending[..whole]));
-            pending.drain(..whole);
-        }
-    }
-    t.push(&String::from_utf8_lossy(&pending));
-    let (kept, _) = t.finish();
+    let (kept, _) = bound_text(sources, t, |u| diag.unreadable(u))?;
     out.line_buf().extend_from_slice(kept.as_bytes());
     out.flush()?;
     diag.outcome(false)
-}
-
-/// The length of the longest prefix of `b` that does not end inside a UTF-8 character
-/// (invalid bytes count as whole; they decode to U+FFFD).
-fn complete_utf8(b: &[u8]) -> usize {
-    match std::str::from_utf8(b) {
-        Ok(_) => b.len(),
-        Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => {
-            // Invalid bytes inside: hold back at most the last 3 bytes if they start a char.
-            let tail = b.len().saturating_sub(3);
-            (tail..b.len()).find(|&i| b[i] >= 0xc0).unwrap_or(b.len())
-        }
-    }
 }

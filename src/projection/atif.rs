@@ -16,18 +16,20 @@
 //! session's events begin, or the input ends), so memory holds one session, each text
 //! bounded like every field of the contract.
 
+mod wire;
+
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
-use serde_json::Value;
-
-use super::{output_text, prompt_tokens, Flow, Projection};
+use super::{output_text, Flow, Projection};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+use crate::event::{Body, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+use wire::{
+    arguments, final_metrics, Agent, CallExtra, ErrorExtra, Metrics, Observation, ObservationResult, ResultExtra, Step,
+    SubagentExtra, SubagentRef, SystemExtra, ToolCall, Trajectory,
+};
 
 /// The ATIF version written (`schema_version`).
 pub const ATIF_VERSION: &str = "ATIF-v1.8";
@@ -70,195 +72,11 @@ struct Builder {
     usage: Usage,
 }
 
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct Trajectory {
-    schema_version: &'static str,
-    session_id: Option<String>,
-    trajectory_id: Option<String>,
-    agent: Agent,
-    steps: Vec<Step>,
-    final_metrics: Option<FinalMetrics>,
-    extra: Option<SubagentExtra>,
-    subagent_trajectories: Option<Vec<Trajectory>>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct Agent {
-    name: String,
-    version: String,
-    model_name: Option<String>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct Step {
-    step_id: usize,
-    timestamp: Option<String>,
-    source: &'static str,
-    message: String,
-    reasoning_content: Option<String>,
-    tool_calls: Option<Vec<ToolCall>>,
-    observation: Option<Observation>,
-    metrics: Option<Metrics>,
-    extra: Option<SystemExtra>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct ToolCall {
-    tool_call_id: String,
-    function_name: String,
-    arguments: Arguments,
-    extra: Option<CallExtra>,
-}
-
-/// A tool's arguments as ATIF wants them: a JSON object (the input when it is one).
-#[derive(Debug)]
-enum Arguments {
-    Object(Value),
-    Input(Value),
-    Command(String),
-    None,
-}
-
-impl Serialize for Arguments {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Arguments::Object(v) => v.serialize(s),
-            Arguments::Input(v) => one_entry(s, "input", v),
-            Arguments::Command(c) => one_entry(s, "command", c),
-            Arguments::None => s.serialize_map(Some(0))?.end(),
-        }
-    }
-}
-
-/// A JSON object of one entry.
-fn one_entry<S: Serializer, V: Serialize + ?Sized>(s: S, key: &str, value: &V) -> Result<S::Ok, S::Error> {
-    let mut m = s.serialize_map(Some(1))?;
-    m.serialize_entry(key, value)?;
-    m.end()
-}
-
-/// A tool call's `extra`. The `extra` objects list their keys in alphabetical order, the
-/// order this projection has always written, so documents stay comparable across versions.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct CallExtra {
-    kind: &'static str,
-    qualified: String,
-    target: Option<String>,
-}
-
-/// A tool result's `extra`: how the call ended.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Default, Serialize)]
-struct ResultExtra {
-    duration_ms: Option<u64>,
-    error: Option<ErrorExtra>,
-    exit_code: Option<i64>,
-    outcome: &'static str,
-    truncated: Option<bool>,
-}
-
-/// A canonical error in an `extra`.
-#[derive(Debug, Serialize)]
-struct ErrorExtra {
-    category: ErrorCategory,
-    message: String,
-}
-
-impl ErrorExtra {
-    fn of(e: &ErrorInfo) -> ErrorExtra {
-        ErrorExtra { category: e.category.clone(), message: e.message.clone() }
-    }
-}
-
-/// A system step's `extra`: the canonical event it stands for.
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Default, Serialize)]
-struct SystemExtra {
-    approval: Option<Value>,
-    error: Option<ErrorExtra>,
-    minicode_type: String,
-    outcome: Option<&'static str>,
-    reason: Option<String>,
-}
-
-/// A child agent's trajectory `extra`: the call that spawned it.
-#[derive(Debug, Serialize)]
-struct SubagentExtra {
-    parent_tool_call_id: String,
-}
-
-#[derive(Debug, Serialize)]
-struct Observation {
-    results: Vec<ObservationResult>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct ObservationResult {
-    source_call_id: Option<String>,
-    content: Option<String>,
-    subagent_trajectory_ref: Option<Vec<SubagentRef>>,
-    extra: Option<ResultExtra>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct SubagentRef {
-    trajectory_id: String,
-    session_id: Option<String>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Default, Serialize)]
-struct Metrics {
-    prompt_tokens: Option<u64>,
-    completion_tokens: Option<u64>,
-    cached_tokens: Option<u64>,
-    cost_usd: Option<f64>,
-}
-
-#[serde_with::skip_serializing_none]
-#[derive(Debug, Serialize)]
-struct FinalMetrics {
-    total_prompt_tokens: Option<u64>,
-    total_completion_tokens: Option<u64>,
-    total_cached_tokens: Option<u64>,
-    total_cost_usd: Option<f64>,
-    total_steps: Option<usize>,
-}
-
-impl Metrics {
-    fn of(u: &Usage) -> Option<Metrics> {
-        let m = Metrics {
-            prompt_tokens: prompt_tokens(u),
-            completion_tokens: u.output_tokens,
-            cached_tokens: u.cache_read,
-            cost_usd: u.cost_usd,
-        };
-        (!u.is_empty()).then_some(m)
-    }
-}
-
 /// Appends to a text held until its step is written, keeping it near the field bound.
 fn append(text: &mut String, delta: &str) {
     text.push_str(delta);
     if text.len() > 2 * DEFAULT_FIELD_BOUND {
         bound(text, DEFAULT_FIELD_BOUND, Keep::HeadTail);
-    }
-}
-
-/// A tool's arguments as ATIF wants them: a JSON object.
-fn arguments(t: &ToolStarted) -> Arguments {
-    match (&t.input, &t.command) {
-        (Some(v @ Value::Object(_)), _) => Arguments::Object(v.clone()),
-        (Some(v), _) => Arguments::Input(v.clone()),
-        (None, Some(c)) => Arguments::Command(c.clone()),
-        (None, None) => Arguments::None,
     }
 }
 
@@ -463,16 +281,6 @@ impl Builder {
             }
         }
         (self.steps, self.usage)
-    }
-}
-
-fn final_metrics(u: &Usage, steps: usize) -> FinalMetrics {
-    FinalMetrics {
-        total_prompt_tokens: prompt_tokens(u),
-        total_completion_tokens: u.output_tokens,
-        total_cached_tokens: u.cache_read,
-        total_cost_usd: u.cost_usd,
-        total_steps: Some(steps),
     }
 }
 

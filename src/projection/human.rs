@@ -4,22 +4,20 @@
 //! shown in a mode when its `visibility` names that mode.
 
 mod debug;
-pub(crate) mod grammar;
 mod layout;
 mod outcome;
-pub(crate) mod style;
 mod tool;
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
-use self::grammar::readable;
 use self::layout::{Block, Layout, RunKey, RunStyle};
-use self::style::{clean, one_line, Mark, Paint, Tone};
 use super::calls::Calls;
 use super::{Flow, Projection};
 use crate::event::{Approval, ApprovalKind, Body, Event, Outcome, Plan, Role, Usage, Visibility};
+use crate::vocabulary::grammar::readable;
+use crate::vocabulary::style::{clean, one_line, Mark, Paint, Tone};
 
 /// How much a human projection shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

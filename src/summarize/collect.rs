@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::clip::{clip, clip_opt, clip_tail};
 use super::failure::{bounded, nothing_recognised, status_for, status_named, unfinished_stream, unfinished_turn};
-use super::figures::{add_cost, add_opt, add_tokens, tokens_of, Budget, Cost, Tokens};
+use super::figures::{add_cost, add_opt, tokens_of, Budget, Cost, Tokens};
 use super::key::{line_digest, Key};
 use super::merge::{extend_bounded, Merger};
 use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, StreamInput, ToolLine};
@@ -263,7 +263,7 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event, output: Option<Outp
         // Providers repeat one usage report on several lines; count it once.
         Body::Usage(u) if live.last_usage != Some((ev.turn_id, *u)) => {
             live.last_usage = Some((ev.turn_id, *u));
-            add_tokens(&mut live.tokens, &tokens_of(u));
+            live.tokens.add(&tokens_of(u));
             add_cost(&mut live.cost, u.cost_usd.and_then(Cost::from_usd));
         }
         Body::ContextCompacted(c) => s.context.reasons.add(&c.reason, 1),
@@ -303,7 +303,7 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
             status: p.outcome.status(),
             exit_code,
             truncated: p.output.as_ref().is_some_and(|o| o.truncated),
-            has_output: out.stdout_bytes + out.stderr_bytes > 0,
+            has_output: out.stdout_bytes > 0 || out.stderr_bytes > 0,
             stdout_bytes: out.stdout_bytes,
             stderr_bytes: out.stderr_bytes,
         }));

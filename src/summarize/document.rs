@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::clip::{clip, clip_opt, clip_tail};
 use super::failure::bounded;
-use super::figures::{add_cost, add_opt, add_tokens, Budget, ByKind, Context, Cost, Tokens};
+use super::figures::{add_cost, add_opt, tokens_of, Budget, ByKind, Context, Cost, Tokens};
 use super::merge::Merger;
 use super::model::{limits, Failure, Input, Report, Runs, SessionReport, Shell, StreamInput};
 use crate::event::{ErrorCategory, ErrorInfo, Status, ToolCounts, Verdict};
@@ -95,18 +95,18 @@ impl Report {
         for s in &self.sessions {
             t.sessions += 1;
             t.failed_sessions += u64::from(!s.ok);
-            t.turns += s.turns;
+            t.turns = t.turns.saturating_add(s.turns);
             add_opt(&mut t.duration_ms, s.duration_ms);
             t.tools.merge(&s.tools);
             t.tools_by_kind.merge(&s.tools_by_kind);
             t.shell.add_counts(&s.shell);
-            t.files_changed += s.files.changes;
-            add_tokens(&mut t.usage, &s.usage);
+            t.files_changed = t.files_changed.saturating_add(s.files.changes);
+            t.usage.add(&tokens_of(&s.usage));
             t.sessions_without_usage += u64::from(s.usage.is_empty());
             add_cost(&mut t.cost, s.cost);
             t.context.reasons.merge(&s.context.reasons);
             t.budget = t.budget.max(s.budget);
-            t.warnings += s.warnings;
+            t.warnings = t.warnings.saturating_add(s.warnings);
         }
         t
     }

@@ -142,14 +142,6 @@ pub fn tokens_of(u: &crate::event::Usage) -> Tokens {
     Tokens { cost_usd: None, ..*u }
 }
 
-/// Adds token counts, field by field.
-pub fn add_tokens(a: &mut Tokens, b: &Tokens) {
-    add_opt(&mut a.input_tokens, b.input_tokens);
-    add_opt(&mut a.output_tokens, b.output_tokens);
-    add_opt(&mut a.cache_read, b.cache_read);
-    add_opt(&mut a.cache_write, b.cache_write);
-}
-
 /// Adds two costs of which either may be unknown.
 pub fn add_cost(a: &mut Option<Cost>, b: Option<Cost>) {
     if let Some(b) = b {

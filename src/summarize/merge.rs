@@ -103,14 +103,14 @@ fn keep<T: PartialEq + serde::Serialize>(map: &mut HashMap<Key, T>, k: Key, v: T
 impl Input {
     /// Adds another input's health.
     pub fn merge(&mut self, o: &Input) {
-        self.lines += o.lines;
-        self.events += o.events;
-        self.raw += o.raw;
-        self.unknown_types += o.unknown_types;
-        self.oversized += o.oversized;
+        self.lines = self.lines.saturating_add(o.lines);
+        self.events = self.events.saturating_add(o.events);
+        self.raw = self.raw.saturating_add(o.raw);
+        self.unknown_types = self.unknown_types.saturating_add(o.unknown_types);
+        self.oversized = self.oversized.saturating_add(o.oversized);
         self.redactions.merge(&o.redactions);
-        self.invalid += o.invalid;
-        self.unreadable += o.unreadable;
+        self.invalid = self.invalid.saturating_add(o.invalid);
+        self.unreadable = self.unreadable.saturating_add(o.unreadable);
     }
 }
 
@@ -123,14 +123,14 @@ impl Shell {
 
     /// Adds the counts of another set of commands, without listing any.
     pub fn add_counts(&mut self, o: &Shell) {
-        self.count += o.count;
-        self.exit_zero += o.exit_zero;
-        self.exit_non_zero += o.exit_non_zero;
-        self.exit_unknown += o.exit_unknown;
-        self.truncated += o.truncated;
-        self.with_output += o.with_output;
-        self.stdout_bytes += o.stdout_bytes;
-        self.stderr_bytes += o.stderr_bytes;
+        self.count = self.count.saturating_add(o.count);
+        self.exit_zero = self.exit_zero.saturating_add(o.exit_zero);
+        self.exit_non_zero = self.exit_non_zero.saturating_add(o.exit_non_zero);
+        self.exit_unknown = self.exit_unknown.saturating_add(o.exit_unknown);
+        self.truncated = self.truncated.saturating_add(o.truncated);
+        self.with_output = self.with_output.saturating_add(o.with_output);
+        self.stdout_bytes = self.stdout_bytes.saturating_add(o.stdout_bytes);
+        self.stderr_bytes = self.stderr_bytes.saturating_add(o.stderr_bytes);
     }
 }
 

@@ -25,13 +25,14 @@ impl Tally {
     /// Adds `n` to `key` (bounded to [`limits::DETAIL`] bytes).
     pub fn add(&mut self, key: &str, n: u64) {
         if key == OTHER {
-            self.other += n;
+            self.other = self.other.saturating_add(n);
             return;
         }
-        *self.counts.entry(clip(key, limits::DETAIL)).or_default() += n;
+        let count = self.counts.entry(clip(key, limits::DETAIL)).or_default();
+        *count = count.saturating_add(n);
         while self.counts.len() > limits::TALLY_KEYS {
             if let Some((_, v)) = self.counts.pop_last() {
-                self.other += v;
+                self.other = self.other.saturating_add(v);
             }
         }
     }
@@ -39,12 +40,12 @@ impl Tally {
     /// Adds every count of another tally.
     pub fn merge(&mut self, o: &Tally) {
         o.counts.iter().for_each(|(k, v)| self.add(k, *v));
-        self.other += o.other;
+        self.other = self.other.saturating_add(o.other);
     }
 
     /// The sum of all counts.
     pub fn total(&self) -> u64 {
-        self.counts.values().sum::<u64>() + self.other
+        self.counts.values().fold(self.other, |sum, n| sum.saturating_add(*n))
     }
 
     /// True when nothing was counted.
@@ -92,7 +93,7 @@ fn bit(c: FileChange) -> u8 {
 impl Files {
     /// Records one change.
     pub fn add(&mut self, path: &str, change: FileChange) {
-        self.changes += 1;
+        self.changes = self.changes.saturating_add(1);
         self.insert(clip(path, limits::DETAIL), bit(change));
     }
 
@@ -106,7 +107,7 @@ impl Files {
 
     /// Adds another set.
     pub fn merge(&mut self, o: &Files) {
-        self.changes += o.changes;
+        self.changes = self.changes.saturating_add(o.changes);
         self.more |= o.more;
         o.paths.iter().for_each(|(p, b)| self.insert(p.clone(), *b));
     }

@@ -136,7 +136,7 @@ fn session(out: &mut String, p: Paint, s: &SessionReport, tell_failure: bool) {
                 line,
                 " · {}",
                 if c.has_output {
-                    words::bytes(c.stdout_bytes + c.stderr_bytes) + " output"
+                    words::bytes(c.stdout_bytes.saturating_add(c.stderr_bytes)) + " output"
                 } else {
                     "no output".into()
                 }

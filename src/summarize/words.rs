@@ -1,12 +1,13 @@
-//! The vocabulary of the human reports: the projections' own (status marks, colours,
-//! durations, counts, clean text, readable provider errors), plus what only a report needs:
-//! the error grammar's "what happened" per category, sizes, tokens, costs and tallies.
+//! The vocabulary of the human reports: what the human projection shows too (status marks,
+//! colours, durations, counts, clean text, readable provider errors, from
+//! [`crate::vocabulary`]), plus what only a report needs: the error grammar's "what happened"
+//! per category, sizes, tokens, costs and tallies.
 
 use super::figures::{Cost, Tokens};
 use super::tally::Tally;
 use crate::event::{ErrorCategory, Status};
-pub use crate::projection::human::grammar::readable;
-pub use crate::projection::human::style::{clean as safe, count, duration, Mark, Paint, Tone};
+pub use crate::vocabulary::grammar::readable;
+pub use crate::vocabulary::style::{clean as safe, count, duration, Mark, Paint, Tone};
 
 /// A status as a glyph and a word (`✓ done`, `✕ failed`, …), as the projections show it.
 pub fn status(s: Status) -> String {

@@ -6,9 +6,9 @@ use std::io::{self, Write};
 use serde_json::value::RawValue;
 
 use super::layout::Block;
-use super::style::{clean, Tone};
 use super::Human;
 use crate::event::Event;
+use crate::vocabulary::style::{clean, Tone};
 
 /// Debug payloads longer than this are cut (the `jsonl` mode has them whole).
 const PAYLOAD_CHARS: usize = 4096;

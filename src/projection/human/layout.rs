@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use super::style::{clean, Paint, Tone};
+use crate::vocabulary::style::{clean, Paint, Tone};
 
 /// The kind of a group of lines; a blank line separates groups of different kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

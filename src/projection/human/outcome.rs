@@ -3,11 +3,11 @@
 
 use std::io::{self, Write};
 
-use super::grammar::Report;
 use super::layout::Block;
-use super::style::{clean, count, duration, one_line, Mark, Tone};
 use super::{usage_text, Human};
 use crate::event::{Event, Outcome, Status, Summary, TurnEnded};
+use crate::vocabulary::grammar::Report;
+use crate::vocabulary::style::{clean, count, duration, one_line, Mark, Tone};
 
 impl Human {
     pub(super) fn turn_ended(&mut self, ev: &Event, t: &TurnEnded, out: &mut dyn Write) -> io::Result<()> {
@@ -102,8 +102,9 @@ impl Human {
         parts.extend(f.duration_ms.map(duration));
         if self.verbose() {
             parts.extend(usage_text(&f.usage));
-            if f.input.raw + f.input.unknown_types > 0 {
-                parts.push(format!("{} input lines not understood", f.input.raw + f.input.unknown_types));
+            let not_understood = f.input.raw.saturating_add(f.input.unknown_types);
+            if not_understood > 0 {
+                parts.push(format!("{not_understood} input lines not understood"));
             }
         }
         parts.join(" · ")

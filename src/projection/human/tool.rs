@@ -2,12 +2,12 @@
 //! how it ended (glyph + word + target, exit code when not 0, duration), with the reason
 //! and next step when it did not complete, and an output excerpt in verbose.
 
-use super::grammar::readable;
-use super::style::{clean, duration, one_line, Mark, Paint, Tone};
 use super::Level;
 use crate::event::{ErrorCategory, Outcome, ShellResult, ToolEnded};
 use crate::projection::calls::Call;
 use crate::projection::output_text;
+use crate::vocabulary::grammar::readable;
+use crate::vocabulary::style::{clean, duration, one_line, Mark, Paint, Tone};
 
 /// How much of a subject a normal receipt shows.
 const SUBJECT_CHARS: usize = 120;
