@@ -39,7 +39,7 @@ pub enum OutputField {
 }
 
 impl Event {
-    /// Reads one event from a line of JSON, as [`Deserialize`] does; without `tool_output`,
+    /// Reads one event from a line of JSON, as [`Deserialize`](serde::Deserialize) does; without `tool_output`,
     /// its tool output (`tool.output` deltas, a call's stdout and stderr) is left empty.
     pub fn from_json(line: &str, tool_output: bool) -> serde_json::Result<Event> {
         let mut event: Event = serde_json::from_str(line)?;
