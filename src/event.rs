@@ -26,10 +26,8 @@ pub(crate) mod tests;
 mod text;
 mod vocab;
 
-pub use catalog::{
-    Approval, Body, ContextCompacted, ErrorInfo, FileChanged, Other, Plan, PlanEntry, Raw, Reasoning, SessionStarted,
-    ShellResult, Text, ToolEnded, ToolOutput, ToolStarted, TurnEnded, TurnStarted, Usage, Warning, CATALOG,
-};
+// Every payload of the catalog, and the catalog itself, at `event::`.
+pub use catalog::*;
 pub use envelope::{Event, RawRef, Severity, Source, Status, Visibility, ENVELOPE_KEYS};
 pub(crate) use serde_impl::{EnvelopeVisitor, EventReader, Fields, Str};
 pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCounts, UsageTotals, Verdict};
