@@ -1,7 +1,8 @@
-//! The JSON Schema of `minicode.output.v1` (feature `schema`), generated from the event
-//! types: payloads derive `JsonSchema`; the envelope is written here, beside the hand-written
-//! serde impl it mirrors (a `type` tag picks the payload, a summary keeps `ok`, `error` and
-//! `prompt` at the top level, and unknown types are kept whole).
+//! The JSON Schema of `minicode.output.v1` (feature `schema`), generated from the two tables:
+//! the envelope's fields and their schemas from `envelope.rs`, one branch per type of the
+//! catalog with the payload's derived `JsonSchema` and the status the type implies; here only
+//! what the tables do not say (a `type` tag picks the payload, a summary keeps `ok`, `error`
+//! and `prompt` at the top level, and unknown types are kept whole).
 //!
 //! The schema describes what a v1 writer emits, as strictly as docs/contract.md §2-§6 say: the
 //! envelope and every known payload are closed, optional fields are absent rather than
