@@ -1,7 +1,8 @@
-//! The JSON Schema of `minicode.output.v1` (feature `schema`), generated from the event
-//! types: payloads derive `JsonSchema`; the envelope is written here, beside the hand-written
-//! serde impl it mirrors (a `type` tag picks the payload, a summary keeps `ok`, `error` and
-//! `prompt` at the top level, and unknown types are kept whole).
+//! The JSON Schema of `minicode.output.v1` (feature `schema`), generated from the two tables:
+//! the envelope's fields and their schemas from `envelope.rs`, one branch per type of the
+//! catalog with the payload's derived `JsonSchema` and the status the type implies; here only
+//! what the tables do not say (a `type` tag picks the payload, a summary keeps `ok`, `error`
+//! and `prompt` at the top level, and unknown types are kept whole).
 //!
 //! The schema describes what a v1 writer emits, as strictly as docs/contract.md §2-§6 say: the
 //! envelope and every known payload are closed, optional fields are absent rather than
@@ -13,7 +14,7 @@ use std::borrow::Cow;
 use schemars::generate::SchemaSettings;
 use schemars::transform::RecursiveTransform;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::*;
 
@@ -58,23 +59,7 @@ struct Branch {
     payload: Schema,
 }
 
-/// What a type says about the envelope's `status`.
-enum Implied {
-    /// Nothing: not a lifecycle event.
-    Nothing,
-    /// Always this one.
-    Always(Status),
-    /// This one when present (live output may omit it).
-    WhenPresent(Status),
-    /// One of the terminal statuses.
-    Terminal,
-}
-
 impl Branch {
-    fn new(name: impl Into<String>, status: Implied, payload: Schema) -> Branch {
-        Branch { name: name.into(), status, payload }
-    }
-
     fn into_schema(self, terminal: &Value) -> Value {
         let mut properties = json!({ "type": { "const": self.name }, "payload": self.payload });
         let mut required = vec!["payload"];
@@ -89,57 +74,29 @@ impl Branch {
                 required.push("status");
                 properties["status"] = terminal.clone();
             }
+            Implied::OfOutcome => unreachable!("a terminal's branches are one per outcome"),
         }
         json!({ "title": self.name, "properties": properties, "required": required })
     }
 }
 
-/// Adding a [`Body`] variant fails to compile here until [`branches`] describes it.
-fn _every_body_has_a_branch(b: &Body) {
-    match b {
-        Body::SessionStarted(_)
-        | Body::TurnStarted(_)
-        | Body::Text(_)
-        | Body::Reasoning(_)
-        | Body::ToolStarted(_)
-        | Body::ToolOutput(_)
-        | Body::ToolEnded(_)
-        | Body::ApprovalRequested(_)
-        | Body::ApprovalSettled(_)
-        | Body::Plan(_)
-        | Body::FileChanged(_)
-        | Body::Usage(_)
-        | Body::ContextCompacted(_)
-        | Body::Warning(_)
-        | Body::Raw(_)
-        | Body::TurnEnded(_)
-        | Body::Summary(_)
-        | Body::Other(_) => {}
-    }
-}
-
-/// One branch per known type (the summary's is built apart: it has top-level fields).
+/// One branch per known type of the catalog, the terminals last (the summary's is built
+/// apart: it has top-level fields).
 fn branches(g: &mut SchemaGenerator) -> Vec<Branch> {
-    let mut v = vec![
-        Branch::new("session.started", Implied::Nothing, g.subschema_for::<SessionStarted>()),
-        Branch::new("turn.started", Implied::Always(Status::Started), g.subschema_for::<TurnStarted>()),
-        Branch::new("text", Implied::Nothing, g.subschema_for::<Text>()),
-        Branch::new("reasoning", Implied::Nothing, g.subschema_for::<Reasoning>()),
-        Branch::new("tool.started", Implied::Always(Status::Started), g.subschema_for::<ToolStarted>()),
-        Branch::new("tool.output", Implied::WhenPresent(Status::Running), g.subschema_for::<ToolOutput>()),
-        Branch::new("approval.requested", Implied::Always(Status::Started), g.subschema_for::<Approval>()),
-        Branch::new("approval.settled", Implied::Terminal, g.subschema_for::<Approval>()),
-        Branch::new("plan", Implied::Nothing, g.subschema_for::<Plan>()),
-        Branch::new("file.changed", Implied::Nothing, g.subschema_for::<FileChanged>()),
-        Branch::new("usage", Implied::Nothing, g.subschema_for::<Usage>()),
-        Branch::new("context.compacted", Implied::Nothing, g.subschema_for::<ContextCompacted>()),
-        Branch::new("warning", Implied::Nothing, g.subschema_for::<Warning>()),
-        Branch::new("raw", Implied::Nothing, g.subschema_for::<Raw>()),
-    ];
+    let rows = super::catalog::payload_schemas(g);
+    let mut v: Vec<Branch> = rows
+        .iter()
+        .filter(|(row, _)| !row.terminal)
+        .map(|(row, payload)| Branch { name: row.name.to_owned(), status: row.status, payload: payload.clone() })
+        .collect();
     // A terminal's type names its outcome (as `Body::type_name` does), and so does its status.
-    for (prefix, payload) in [("tool", g.subschema_for::<ToolEnded>()), ("turn", g.subschema_for::<TurnEnded>())] {
+    for (row, payload) in rows.iter().filter(|(row, _)| row.terminal) {
         for o in Outcome::ALL {
-            v.push(Branch::new(format!("{prefix}.{}", o.as_str()), Implied::Always(o.status()), payload.clone()));
+            let status = match row.status {
+                Implied::OfOutcome => Implied::Always(o.status()),
+                other => other,
+            };
+            v.push(Branch { name: format!("{}.{}", row.name, o.as_str()), status, payload: payload.clone() });
         }
     }
     v
@@ -178,35 +135,24 @@ impl JsonSchema for Event {
             "properties": { "type": { "not": { "enum": known } } },
             "additionalProperties": true,
         }));
+        let type_schema =
+            json!({ "type": "string", "description": "The event type; consumers ignore types they do not know." });
+        let mut properties = Map::new();
+        let mut required = vec!["schema"];
+        properties.insert("schema".into(), json!({ "const": SCHEMA }));
+        for (key, schema, needed) in super::envelope::field_schemas(g, type_schema) {
+            properties.insert(key.into(), schema);
+            if needed {
+                required.push(key);
+            }
+        }
+        properties.insert("payload".into(), json!({ "type": "object" }));
+        required.push("payload");
         json_schema!({
             "description": "One line of minicode.output.v1 JSONL: the envelope (docs/contract.md §2) and a payload chosen by `type` (§3, §6).",
             "type": "object",
-            "properties": {
-                "schema": { "const": SCHEMA },
-                "eventId": {
-                    "type": "string",
-                    "pattern": "^.+:[0-9]+:[0-9]+$",
-                    "description": "`{sessionId}:{turnId}:{seq}`; seq increases by one per event within a session.",
-                },
-                "type": { "type": "string", "description": "The event type; consumers ignore types they do not know." },
-                "timestamp": {
-                    "type": "string",
-                    "format": "date-time",
-                    "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
-                    "description": "RFC 3339 UTC with milliseconds.",
-                },
-                "sessionId": { "type": "string", "minLength": 1, "description": "The provider's session id, or s1, s2, … in order of appearance." },
-                "turnId": { "type": "integer", "minimum": 0, "description": "1-based turn counter; 0 before the first turn." },
-                "correlationId": { "type": "string", "description": "Ties the events of one tool call, approval or turn together." },
-                "parentId": { "type": "string", "description": "For a child agent's events: the tool call that spawned it." },
-                "source": g.subschema_for::<Source>(),
-                "severity": g.subschema_for::<Severity>(),
-                "status": g.subschema_for::<Status>(),
-                "visibility": g.subschema_for::<Visibility>(),
-                "rawRef": g.subschema_for::<RawRef>(),
-                "payload": { "type": "object" },
-            },
-            "required": ["schema", "eventId", "type", "timestamp", "sessionId", "turnId", "source", "severity", "visibility", "rawRef", "payload"],
+            "properties": properties,
+            "required": required,
             "oneOf": one_of,
             "unevaluatedProperties": false,
         })

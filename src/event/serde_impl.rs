@@ -1,6 +1,8 @@
-//! The JSON form of [`Event`]: the envelope's fields, `type`, `payload`, and for a summary
-//! the top-level `ok`/`status`/`error`/`prompt`. Written by hand so that unknown types and
-//! unknown top-level fields survive a read and a write unchanged.
+//! The JSON form of [`Event`] beyond what the tables of `envelope.rs` and `catalog.rs`
+//! give: the one reader of an event object's keys ([`EnvelopeVisitor`], shared by the typed
+//! reader and `summarize`'s fast way), the payloads of `summary` (whose `ok`, `error` and
+//! `prompt` sit at the top level) and of unknown types (kept whole, with the top-level fields
+//! this version does not know), so that both survive a read and a write unchanged.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -11,65 +13,29 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::catalog::typed_body;
+use super::envelope::Head;
 use super::*;
 
-impl Serialize for Event {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("schema", SCHEMA)?;
-        m.serialize_entry("eventId", &self.event_id)?;
-        m.serialize_entry("type", self.type_name())?;
-        m.serialize_entry("timestamp", &self.timestamp)?;
-        m.serialize_entry("sessionId", &self.session_id)?;
-        m.serialize_entry("turnId", &self.turn_id)?;
-        if let Some(c) = &self.correlation_id {
-            m.serialize_entry("correlationId", c)?;
-        }
-        if let Some(p) = &self.parent_id {
-            m.serialize_entry("parentId", p)?;
-        }
-        m.serialize_entry("source", &self.source)?;
-        m.serialize_entry("severity", &self.severity)?;
-        if let Some(st) = &self.status {
-            m.serialize_entry("status", st)?;
-        }
-        m.serialize_entry("visibility", &VisibilityNames(self.visibility))?;
-        m.serialize_entry("rawRef", &self.raw_ref)?;
-        match &self.body {
-            Body::SessionStarted(p) => m.serialize_entry("payload", p)?,
-            Body::TurnStarted(p) => m.serialize_entry("payload", p)?,
-            Body::Text(p) => m.serialize_entry("payload", p)?,
-            Body::Reasoning(p) => m.serialize_entry("payload", p)?,
-            Body::ToolStarted(p) => m.serialize_entry("payload", p)?,
-            Body::ToolOutput(p) => m.serialize_entry("payload", p)?,
-            Body::ToolEnded(p) => m.serialize_entry("payload", p)?,
-            Body::ApprovalRequested(p) | Body::ApprovalSettled(p) => m.serialize_entry("payload", p)?,
-            Body::Plan(p) => m.serialize_entry("payload", p)?,
-            Body::FileChanged(p) => m.serialize_entry("payload", p)?,
-            Body::Usage(p) => m.serialize_entry("payload", p)?,
-            Body::ContextCompacted(p) => m.serialize_entry("payload", p)?,
-            Body::Warning(p) => m.serialize_entry("payload", p)?,
-            Body::Raw(p) => m.serialize_entry("payload", p)?,
-            Body::TurnEnded(p) => m.serialize_entry("payload", p)?,
-            Body::Summary(sum) => {
-                m.serialize_entry("ok", &sum.ok)?;
-                if let Some(e) = &sum.error {
-                    m.serialize_entry("error", e)?;
-                }
-                if let Some(p) = &sum.prompt {
-                    m.serialize_entry("prompt", p)?;
-                }
-                m.serialize_entry("payload", &sum.figures)?;
-            }
-            Body::Other(o) => {
-                m.serialize_entry("payload", &o.payload)?;
-                for (k, v) in &o.extra {
-                    m.serialize_entry(k, v)?;
-                }
-            }
-        }
-        m.end()
+/// Writes a summary's top-level fields and its payload.
+pub(super) fn write_summary<M: SerializeMap>(m: &mut M, sum: &Summary) -> Result<(), M::Error> {
+    m.serialize_entry("ok", &sum.ok)?;
+    if let Some(e) = &sum.error {
+        m.serialize_entry("error", e)?;
     }
+    if let Some(p) = &sum.prompt {
+        m.serialize_entry("prompt", p)?;
+    }
+    m.serialize_entry("payload", &sum.figures)
+}
+
+/// Writes an unknown type's payload and the top-level fields it came with.
+pub(super) fn write_other<M: SerializeMap>(m: &mut M, o: &Other) -> Result<(), M::Error> {
+    m.serialize_entry("payload", &o.payload)?;
+    for (k, v) in &o.extra {
+        m.serialize_entry(k, v)?;
+    }
+    Ok(())
 }
 
 struct VisibilityNames(Visibility);
@@ -103,6 +69,7 @@ impl<'de> Deserialize<'de> for Visibility {
 
 /// A string borrowed from the input when it has no escapes: serde's own `Cow<str>` always
 /// copies, and the keys and tags of every line are read this way.
+#[derive(Clone)]
 pub(crate) struct Str<'a>(pub Cow<'a, str>);
 
 impl<'de> Deserialize<'de> for Str<'de> {
@@ -132,42 +99,60 @@ impl Serialize for Visibility {
 
 impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(EventVisitor)
+        d.deserialize_map(EnvelopeVisitor(Typed))
     }
 }
 
-struct EventVisitor;
-
-#[derive(Default)]
-struct Fields<'de> {
-    event_id: Option<String>,
-    type_name: Option<Cow<'de, str>>,
-    timestamp: Option<String>,
-    session_id: Option<String>,
-    turn_id: Option<u64>,
-    correlation_id: Option<String>,
-    parent_id: Option<String>,
-    source: Option<Source>,
-    severity: Option<Severity>,
-    status: Option<Status>,
-    visibility: Option<Visibility>,
-    raw_ref: Option<RawRef>,
-    payload: Option<Payload<'de>>,
-    ok: Option<bool>,
-    error: Option<ErrorInfo>,
-    prompt: Option<String>,
-    extra: Map<String, Value>,
+/// An event object's keys as read: the envelope, the type, the payload as the reader made
+/// it, a summary's top-level fields and any other top-level field.
+pub(crate) struct Fields<'de, P> {
+    pub(crate) head: Head<'de>,
+    pub(crate) type_name: Option<Cow<'de, str>>,
+    pub(crate) payload: Option<P>,
+    pub(crate) ok: Option<bool>,
+    pub(crate) error: Option<ErrorInfo>,
+    pub(crate) prompt: Option<Str<'de>>,
+    pub(crate) extra: Map<String, Value>,
 }
 
-impl<'de> Visitor<'de> for EventVisitor {
-    type Value = Event;
+/// What a reader of events makes of a payload and of the keys read: the typed reader an
+/// [`Event`], `summarize`'s fast way its own views of the hot types.
+pub(crate) trait EventReader<'de> {
+    /// A payload as read.
+    type Payload;
+    /// What the reader gives for a line.
+    type Output;
+    /// A `type` or `payload` seen twice makes the line no event for this reader.
+    const ONCE: bool;
+    /// Reads the payload, `type_name` given when the type came before it.
+    fn payload<A: MapAccess<'de>>(&self, type_name: Option<&str>, map: &mut A) -> Result<Self::Payload, A::Error>;
+    /// True when `payload` was read as the body of the type before it, so that another
+    /// `type` after it contradicts it.
+    fn bound(payload: &Self::Payload) -> bool;
+    /// What the line gives, once every key is read.
+    fn finish<E: de::Error>(&self, fields: Fields<'de, Self::Payload>) -> Result<Self::Output, E>;
+}
+
+/// Reads the keys of an event object for an [`EventReader`].
+pub(crate) struct EnvelopeVisitor<R>(pub(crate) R);
+
+impl<'de, R: EventReader<'de>> Visitor<'de> for EnvelopeVisitor<R> {
+    type Value = R::Output;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a minicode.output.v1 event object")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event, A::Error> {
-        let mut x = Fields::default();
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<R::Output, A::Error> {
+        let mut x = Fields {
+            head: Head::default(),
+            type_name: None,
+            payload: None,
+            ok: None,
+            error: None,
+            prompt: None,
+            extra: Map::new(),
+        };
         while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
             match key.as_ref() {
                 "schema" => {
@@ -176,13 +161,18 @@ impl<'de> Visitor<'de> for EventVisitor {
                         return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
                     }
                 }
-                "eventId" => x.event_id = Some(map.next_value()?),
+                "type" | "payload"
+                    if R::ONCE
+                        && (x.type_name.is_some() && key == "type" || x.payload.is_some() && key == "payload") =>
+                {
+                    return Err(de::Error::custom("repeated"));
+                }
                 "type" => {
                     let Str(t) = map.next_value()?;
                     // A payload already read as the body of the earlier type is not kept to
                     // be read again as another.
-                    if let (Some(Payload::Read(_)), Some(first)) = (&x.payload, &x.type_name) {
-                        if *first != t {
+                    if let (Some(payload), Some(first)) = (&x.payload, &x.type_name) {
+                        if R::bound(payload) && *first != t {
                             return Err(de::Error::custom(format_args!(
                                 "`type` {t:?} after a payload read as {first:?}"
                             )));
@@ -190,50 +180,51 @@ impl<'de> Visitor<'de> for EventVisitor {
                     }
                     x.type_name = Some(t);
                 }
-                "timestamp" => x.timestamp = Some(map.next_value()?),
-                "sessionId" => x.session_id = Some(map.next_value()?),
-                "turnId" => x.turn_id = Some(map.next_value()?),
-                "correlationId" => x.correlation_id = map.next_value()?,
-                "parentId" => x.parent_id = map.next_value()?,
-                "source" => x.source = Some(map.next_value()?),
-                "severity" => x.severity = Some(map.next_value()?),
-                "status" => x.status = map.next_value()?,
-                "visibility" => x.visibility = Some(map.next_value()?),
-                "rawRef" => x.raw_ref = Some(map.next_value()?),
                 // Read in place when the type is known by now (as `normalize` writes events),
                 // so the payload, usually most of the line, is scanned once.
-                "payload" => x.payload = Some(map.next_value_seed(PayloadSeed(x.type_name.as_deref()))?),
+                "payload" => x.payload = Some(self.0.payload(x.type_name.as_deref(), &mut map)?),
                 "ok" => x.ok = Some(map.next_value()?),
                 "error" => x.error = map.next_value()?,
                 "prompt" => x.prompt = map.next_value()?,
                 other => {
-                    let v: Value = map.next_value()?;
-                    x.extra.insert(other.to_owned(), v);
+                    if !x.head.read(other, &mut map)? {
+                        let v: Value = map.next_value()?;
+                        x.extra.insert(other.to_owned(), v);
+                    }
                 }
             }
         }
-        let type_name = x.type_name.ok_or_else(|| de::Error::missing_field("type"))?;
+        self.0.finish(x)
+    }
+}
+
+/// The typed reader: a whole [`Event`].
+struct Typed;
+
+impl<'de> EventReader<'de> for Typed {
+    type Payload = Payload<'de>;
+    type Output = Event;
+    const ONCE: bool = false;
+
+    fn payload<A: MapAccess<'de>>(&self, type_name: Option<&str>, map: &mut A) -> Result<Payload<'de>, A::Error> {
+        map.next_value_seed(PayloadSeed(type_name))
+    }
+
+    fn bound(payload: &Payload<'de>) -> bool {
+        matches!(payload, Payload::Read(_))
+    }
+
+    fn finish<E: de::Error>(&self, x: Fields<'de, Payload<'de>>) -> Result<Event, E> {
+        let type_name = x.type_name.ok_or_else(|| E::missing_field("type"))?;
+        let prompt = x.prompt.map(|s| s.0.into_owned());
         let body = match x.payload {
             Some(Payload::Read(body)) => body,
             Some(Payload::Later(raw)) => {
-                body_from(&type_name, Some(raw), x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?
+                body_from(&type_name, Some(raw), x.ok, x.error, prompt, x.extra).map_err(E::custom)?
             }
-            None => body_from(&type_name, None, x.ok, x.error, x.prompt, x.extra).map_err(de::Error::custom)?,
+            None => body_from(&type_name, None, x.ok, x.error, prompt, x.extra).map_err(E::custom)?,
         };
-        Ok(Event {
-            event_id: x.event_id.ok_or_else(|| de::Error::missing_field("eventId"))?,
-            timestamp: x.timestamp.unwrap_or_default(),
-            session_id: x.session_id.ok_or_else(|| de::Error::missing_field("sessionId"))?,
-            turn_id: x.turn_id.unwrap_or(0),
-            correlation_id: x.correlation_id,
-            parent_id: x.parent_id,
-            source: x.source.unwrap_or(Source::Agent),
-            severity: x.severity.unwrap_or(Severity::Info),
-            status: x.status,
-            visibility: x.visibility.unwrap_or(Visibility::ALL),
-            raw_ref: x.raw_ref.unwrap_or_default(),
-            body,
-        })
+        x.head.into_event(body, false)
     }
 }
 
@@ -259,42 +250,6 @@ impl<'de> de::DeserializeSeed<'de> for PayloadSeed<'_> {
             Err(d) => <&RawValue>::deserialize(d).map(Payload::Later),
         }
     }
-}
-
-/// The body of a type whose payload alone makes it; `Err` gives `d` back for `summary` and
-/// unknown types.
-fn typed_body<'de, D: Deserializer<'de>>(type_name: &str, d: D) -> Result<Result<Body, D>, D::Error> {
-    if let Some(suffix) = type_name.strip_prefix("tool.") {
-        if let Some(outcome) = Outcome::from_suffix(suffix) {
-            let mut t = ToolEnded::deserialize(d)?;
-            t.outcome = outcome;
-            return Ok(Ok(Body::ToolEnded(t)));
-        }
-    }
-    if let Some(suffix) = type_name.strip_prefix("turn.") {
-        if let Some(outcome) = Outcome::from_suffix(suffix) {
-            let mut t = TurnEnded::deserialize(d)?;
-            t.outcome = outcome;
-            return Ok(Ok(Body::TurnEnded(t)));
-        }
-    }
-    Ok(Ok(match type_name {
-        "session.started" => Body::SessionStarted(Deserialize::deserialize(d)?),
-        "turn.started" => Body::TurnStarted(Deserialize::deserialize(d)?),
-        "text" => Body::Text(Deserialize::deserialize(d)?),
-        "reasoning" => Body::Reasoning(Deserialize::deserialize(d)?),
-        "tool.started" => Body::ToolStarted(Deserialize::deserialize(d)?),
-        "tool.output" => Body::ToolOutput(Deserialize::deserialize(d)?),
-        "approval.requested" => Body::ApprovalRequested(Deserialize::deserialize(d)?),
-        "approval.settled" => Body::ApprovalSettled(Deserialize::deserialize(d)?),
-        "plan" => Body::Plan(Deserialize::deserialize(d)?),
-        "file.changed" => Body::FileChanged(Deserialize::deserialize(d)?),
-        "usage" => Body::Usage(Deserialize::deserialize(d)?),
-        "context.compacted" => Body::ContextCompacted(Deserialize::deserialize(d)?),
-        "warning" => Body::Warning(Deserialize::deserialize(d)?),
-        "raw" => Body::Raw(Deserialize::deserialize(d)?),
-        _ => return Ok(Err(d)),
-    }))
 }
 
 fn body_from(

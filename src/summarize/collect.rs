@@ -286,7 +286,18 @@ fn apply(s: &mut SessionReport, live: &mut Live, ev: &Event, output: Option<Outp
                     Some(Failure { status: t.outcome.status(), error: t.error.as_ref().map(bounded), during });
             }
         }
-        _ => {}
+        // Seen by `take` (redaction markers, a run's own summary) and `count` (raw lines)
+        // only: nothing to add to a session's figures. A type added to the catalog is placed
+        // here or above, so that the summary's silence about it is a decision.
+        Body::Usage(_)
+        | Body::Text(_)
+        | Body::Reasoning(_)
+        | Body::ToolOutput(_)
+        | Body::ApprovalRequested(_)
+        | Body::ApprovalSettled(_)
+        | Body::Raw(_)
+        | Body::Summary(_)
+        | Body::Other(_) => {}
     }
 }
 

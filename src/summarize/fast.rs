@@ -6,9 +6,8 @@
 //! test holds the two ways to that.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -65,10 +64,10 @@ impl Summarizer {
     /// error of a line that is not an event.
     fn fast(&mut self, line: &str, cut: &[CutOutput<'_>], digest: u128) -> Option<()> {
         let mut de = serde_json::Deserializer::from_str(line);
-        let env = de.deserialize_map(EnvelopeVisitor(cut)).ok()?;
+        let x = de.deserialize_map(EnvelopeVisitor(Fast(cut))).ok()?;
         de.end().ok()?;
-        let kind = Kind::of(&env.type_name);
-        let (body, output, bodies) = match env.payload? {
+        let kind = Kind::of(x.type_name.as_deref()?);
+        let (body, output, bodies) = match x.payload? {
             Payload::Read(body, output, bodies) => (body, output, bodies),
             Payload::Later(raw) if kind != Kind::Whole => {
                 match PayloadSeed(kind, cut).deserialize(&mut serde_json::Deserializer::from_str(raw.get())).ok()? {
@@ -78,22 +77,11 @@ impl Summarizer {
             }
             _ => return None,
         };
-        let ev = Event {
-            event_id: String::new(),
-            timestamp: String::new(),
-            session_id: String::new(),
-            turn_id: env.turn_id,
-            correlation_id: None,
-            parent_id: None,
-            source: env.source,
-            severity: env.severity,
-            status: env.status,
-            visibility: env.visibility,
-            raw_ref: env.raw_ref,
-            body,
-        };
+        let Str(session) = x.head.session_id.clone()?;
+        // The envelope's strings are not kept: the session is passed apart, ids unused.
+        let ev = x.head.into_event::<serde_json::Error>(body, true).ok()?;
         let [a, b] = bodies.map(|t| t.map(JsonStr::text));
-        self.take(&env.session_id, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")], digest);
+        self.take(&session, ev, output, &[a.as_deref().unwrap_or(""), b.as_deref().unwrap_or("")], digest);
         Some(())
     }
 }
@@ -193,91 +181,29 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
     }
 }
 
-/// The envelope, with the fields [`Event`] requires required and the fields it checks
-/// checked, so that a line is an event here when it is one there.
-struct Envelope<'a> {
-    type_name: Cow<'a, str>,
-    session_id: Cow<'a, str>,
-    turn_id: u64,
-    source: Source,
-    severity: Severity,
-    status: Option<Status>,
-    visibility: Visibility,
-    raw_ref: RawRef,
-    payload: Option<Payload<'a>>,
-}
+/// The fast way's reader of event objects: the hot types' payloads read into views, with the
+/// tool output cut from the line in place of the emptied strings; a repeated `type` or
+/// `payload` (whose last one counts in the typed way) is left to the typed way.
+struct Fast<'c, 'a>(&'c [CutOutput<'a>]);
 
-/// Reads an [`Envelope`], with the tool output cut from its line in place of the emptied
-/// strings.
-struct EnvelopeVisitor<'c, 'a>(&'c [CutOutput<'a>]);
+impl<'de> EventReader<'de> for Fast<'_, 'de> {
+    type Payload = Payload<'de>;
+    type Output = Fields<'de, Payload<'de>>;
+    const ONCE: bool = true;
 
-impl<'de> Visitor<'de> for EnvelopeVisitor<'_, 'de> {
-    type Value = Envelope<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a minicode.output.v1 event object")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Envelope<'de>, A::Error> {
-        let (mut event_id, mut type_name, mut session_id) = (None::<Cow<'de, str>>, None::<Cow<'de, str>>, None);
-        let mut env = Envelope {
-            type_name: Cow::Borrowed(""),
-            session_id: Cow::Borrowed(""),
-            turn_id: 0,
-            source: Source::Agent,
-            severity: Severity::Info,
-            status: None,
-            visibility: Visibility::ALL,
-            raw_ref: RawRef::default(),
-            payload: None,
-        };
-        while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
-            match key.as_ref() {
-                "schema" => {
-                    let Str(s) = map.next_value()?;
-                    if s != SCHEMA {
-                        return Err(de::Error::custom(format_args!("schema {s:?} is not {SCHEMA}")));
-                    }
-                }
-                "eventId" => event_id = Some(map.next_value::<Str<'_>>()?.0),
-                // Read twice, the last one counts in the typed way: left to that way.
-                "type" | "payload" if seen_twice(&key, &type_name, &env.payload) => {
-                    return Err(de::Error::custom("repeated"))
-                }
-                "type" => type_name = Some(map.next_value::<Str<'_>>()?.0),
-                "timestamp" => drop(map.next_value::<Str<'_>>()?),
-                "sessionId" => session_id = Some(map.next_value::<Str<'_>>()?.0),
-                "turnId" => env.turn_id = map.next_value()?,
-                "correlationId" | "parentId" | "prompt" => drop(map.next_value::<Option<Str<'_>>>()?),
-                "source" => env.source = map.next_value()?,
-                "severity" => env.severity = map.next_value()?,
-                "status" => env.status = map.next_value()?,
-                "visibility" => env.visibility = map.next_value()?,
-                "rawRef" => env.raw_ref = map.next_value()?,
-                "ok" => drop(map.next_value::<bool>()?),
-                "error" => drop(map.next_value::<Option<ErrorInfo>>()?),
-                "payload" => {
-                    env.payload = Some(match &type_name {
-                        Some(t) => map.next_value_seed(PayloadSeed(Kind::of(t), self.0))?,
-                        None => Payload::Later(map.next_value()?),
-                    })
-                }
-                // As the typed way reads them (a number out of range is no JSON value there).
-                _ => drop(map.next_value::<serde_json::Value>()?),
-            }
+    fn payload<A: MapAccess<'de>>(&self, type_name: Option<&str>, map: &mut A) -> Result<Payload<'de>, A::Error> {
+        match type_name {
+            Some(t) => map.next_value_seed(PayloadSeed(Kind::of(t), self.0)),
+            None => Ok(Payload::Later(map.next_value()?)),
         }
-        event_id.ok_or_else(|| de::Error::missing_field("eventId"))?;
-        env.type_name = type_name.ok_or_else(|| de::Error::missing_field("type"))?;
-        env.session_id = session_id.ok_or_else(|| de::Error::missing_field("sessionId"))?;
-        Ok(env)
     }
-}
 
-fn seen_twice(key: &str, type_name: &Option<Cow<'_, str>>, payload: &Option<Payload<'_>>) -> bool {
-    if key == "type" {
-        type_name.is_some()
-    } else {
-        payload.is_some()
+    fn bound(_: &Payload<'de>) -> bool {
+        true
+    }
+
+    fn finish<E: de::Error>(&self, fields: Fields<'de, Payload<'de>>) -> Result<Self::Output, E> {
+        Ok(fields)
     }
 }
 

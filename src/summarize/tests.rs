@@ -301,6 +301,35 @@ fn the_fast_way_rejects_what_the_typed_way_rejects() {
     }
 }
 
+#[test]
+fn the_fast_way_reads_every_type_and_envelope_field_of_the_tables_as_the_typed_way_does() {
+    use crate::event::tests::example_lines;
+    use crate::event::ENVELOPE_KEYS;
+    let examples = example_lines();
+    let lines: Vec<String> = examples.iter().map(|(_, l)| l.clone()).collect();
+    let (fast, typed) = both_ways(&lines);
+    assert_eq!(fast, typed);
+    // Each envelope field absent, and of the wrong type: both ways take the line or neither.
+    for (name, line) in &examples {
+        let event: serde_json::Map<String, serde_json::Value> = serde_json::from_str(line).unwrap();
+        for key in ENVELOPE_KEYS {
+            assert!(event.contains_key(*key), "{name}: {key} not in the example");
+            let mut without = event.clone();
+            without.remove(*key);
+            let mut wrong = event.clone();
+            wrong.insert((*key).to_owned(), serde_json::json!({ "x": [] }));
+            for changed in [without, wrong] {
+                let l = serde_json::to_string(&changed).unwrap();
+                let (fast_ok, typed_ok) =
+                    (Summarizer::new().line(&l).is_ok(), Summarizer::new().typed_line(&l).is_ok());
+                assert_eq!(fast_ok, typed_ok, "{name}, {key}: {l}");
+                let (fast, typed) = both_ways(&[l]);
+                assert_eq!(fast, typed, "{name}, {key}");
+            }
+        }
+    }
+}
+
 /// Pieces of tool output that matter to how the fast way reads it: escapes, control bytes
 /// raw and escaped (which cleaning removes), redaction markers, trailing space.
 fn output() -> impl Strategy<Value = String> {
