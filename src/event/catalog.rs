@@ -78,6 +78,9 @@ pub struct SessionStarted {
     /// Working directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The working directory's git branch, where the agent records it (session files do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git_branch: Option<String>,
     /// Tools the agent offers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
@@ -87,6 +90,7 @@ impl Texts for SessionStarted {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         opt(f, TextField::Other, &mut self.model);
         opt(f, TextField::Other, &mut self.cwd);
+        opt(f, TextField::Other, &mut self.git_branch);
     }
 }
 

@@ -156,6 +156,7 @@ impl Acp {
             provider_version: self.agent.as_ref().and_then(|a| a.version.clone()),
             model,
             cwd,
+            git_branch: None,
             tools: None,
         }
     }

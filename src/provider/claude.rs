@@ -201,6 +201,7 @@ impl Claude {
                     provider_version: version,
                     model: sys.model,
                     cwd: sys.cwd,
+                    git_branch: None,
                     tools: sys.tools,
                 };
                 engine.session_started(sys.session_id.as_deref(), info);

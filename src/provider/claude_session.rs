@@ -326,6 +326,8 @@ struct Envelope<'a> {
     session_id: Option<String>,
     timestamp: Option<String>,
     cwd: Option<String>,
+    #[serde(rename = "gitBranch")]
+    git_branch: Option<String>,
     version: Option<String>,
     #[serde(rename = "isSidechain", default)]
     is_sidechain: bool,
@@ -411,6 +413,7 @@ impl<'a> Envelope<'a> {
             provider_version: self.version.clone(),
             model: self.model(),
             cwd: self.cwd.clone(),
+            git_branch: self.git_branch.clone(),
             tools: None,
         }
     }

@@ -76,6 +76,12 @@ struct SessionMeta {
     session_id: Option<String>,
     cwd: Option<String>,
     cli_version: Option<String>,
+    git: Option<GitInfo>,
+}
+
+#[derive(Deserialize)]
+struct GitInfo {
+    branch: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -211,6 +217,7 @@ impl Parse for Rollout {
                     provider: PROVIDER.into(),
                     provider_version: m.cli_version,
                     cwd: m.cwd,
+                    git_branch: m.git.and_then(|g| g.branch),
                     ..Default::default()
                 };
                 self.pending = Some((m.id.or(m.session_id), info));

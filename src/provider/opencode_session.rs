@@ -137,6 +137,7 @@ impl Parse for Sessions {
                     provider_version: info.version,
                     model: info.model.and_then(|m| m.id),
                     cwd: info.directory,
+                    git_branch: None,
                     tools: None,
                 };
                 engine.session_started(Some(&info.id), started);

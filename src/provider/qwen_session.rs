@@ -211,6 +211,8 @@ struct Envelope {
     session_id: Option<String>,
     timestamp: Option<String>,
     cwd: Option<String>,
+    #[serde(rename = "gitBranch")]
+    git_branch: Option<String>,
     version: Option<String>,
     model: Option<String>,
     provenance: Option<String>,
@@ -237,6 +239,7 @@ impl Envelope {
             provider_version: self.version.clone(),
             model: None,
             cwd: self.cwd.clone(),
+            git_branch: self.git_branch.clone(),
             tools: None,
         }
     }
