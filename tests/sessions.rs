@@ -496,3 +496,69 @@ fn an_edited_first_prompt_replaces_the_first_turn() {
     assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
     assert!(only(&events, "warning")["payload"]["message"].as_str().unwrap().contains("2 record(s)"));
 }
+
+/// A Claude Code home as a user's holds it: beside the transcripts, the `.meta.json` of a
+/// subagent, settings, backups, logs, lock files, sqlite side databases, a database's WAL and
+/// other CLIs' bookkeeping in JSON lines (the kinds of files the recorded homes held). The
+/// walk reads the two transcripts, exactly as when they are named, and skips every other
+/// file, counted and named, without an error.
+#[test]
+fn walking_a_lived_in_home_reads_the_transcripts_and_skips_the_rest() {
+    let run = transcripts().find(|r| r.dir.ends_with("claude-code-2.1.332/subagent")).unwrap();
+    let dir = scratch("lived-in-home");
+    let home = dir.join("home");
+    let transcripts = session_files(run);
+    for f in &transcripts {
+        let to = dir.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(run.dir).join(f), to).unwrap();
+    }
+    let subagents = dir.join(&transcripts[1]).parent().unwrap().to_owned();
+    let others: &[(&str, &[u8])] = &[
+        (".claude.json", b"{\"numStartups\":1,\"projects\":{\"/w\":{\"allowedTools\":[]}}}\n"),
+        (".claude/backups/.claude.json.backup.1796151492227", b"{\"numStartups\":0}"),
+        (".claude/settings.json", b"{\n  \"theme\": \"dark\",\n  \"permissions\": {\"allow\": [\"Bash\"]}\n}\n"),
+        (
+            ".factory/logs/console.log",
+            b"[2026-12-01T10:00:00Z] INFO starting\n[2026-12-01T10:00:01Z] ERROR {\"code\": 500}\n",
+        ),
+        (
+            ".factory/logs/droid-log-single.log",
+            b"{\"level\":\"info\",\"msg\":\"session started\"}\n{\"level\":\"warn\"}\n",
+        ),
+        (".copilot/session-store.db-wal", &[0x37, 0x7f, 0x06, 0x82, 0, 0, 0x10, 0, 0xff, 0xfe, 0, 1]),
+        (".copilot/session-state/s1/workspace.yaml", b"cwd: /w\nsummary: x\n"),
+        (".copilot/session-state/s1/.workspace-fork.lock", b"4242"),
+        (".qwen/usage_record.jsonl", b"{\"ts\":1,\"model\":\"m\",\"input\":10}\n"),
+        (".qwen/usage/token-usage-2026-12.jsonl", b"{\"date\":\"2026-12-01\",\"tokens\":10}\n"),
+        (".npm/_cacache/index-v5/fc/1f/abc", b"b0c5\t{\"key\":\"make-fetch-happen:request-cache:x\",\"time\":1}\n"),
+    ];
+    for (path, bytes) in others {
+        let to = home.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let meta = std::fs::read_dir(&subagents).unwrap().next().unwrap().unwrap().path().with_extension("meta.json");
+    std::fs::write(&meta, br#"{"agentType":"general-purpose","toolUseId":"toolu_mock_s0_0_17","finished":true}"#)
+        .unwrap();
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let side = rusqlite::Connection::open(home.join(".codex/state_5.sqlite")).unwrap();
+    side.execute_batch(
+        "CREATE TABLE threads(id TEXT, rollout_path TEXT); INSERT INTO threads VALUES ('t', '/x.jsonl');",
+    )
+    .unwrap();
+    drop(side);
+
+    let (named, _) = normalize_in(&dir, &transcripts);
+    let (walked, stderr) = normalize_in(&dir, &["home".to_owned()]);
+    let (named, mut walked) = (json_lines(&named), json_lines(&walked));
+    // The walk's summary counts what it skipped; that is all it adds.
+    let skipped = walked.last_mut().unwrap()["payload"]["input"].as_object_mut().unwrap().remove("skipped");
+    assert_eq!(skipped, Some((others.len() + 2).into()), "{stderr}");
+    assert_eq!(walked, named);
+    let summary = walked.last().unwrap();
+    assert_eq!(summary["payload"]["input"]["raw"], 0);
+    assert!(stderr.lines().all(|l| l.starts_with("normalize: skipped ")), "{stderr}");
+    assert!(stderr.contains(".meta.json: not a file of a format it reads"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
