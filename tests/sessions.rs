@@ -1,167 +1,343 @@
-//! Session files against the live stream of the same run: for every recorded run under
-//! `fixtures/sessions/<cli>-<version>/<scenario>/`, `normalize` over the session files the
-//! CLI wrote (`home/…`, given in sorted path order) and `normalize` over its stdout stream(s)
-//! must tell the same story: the turns, each root tool's kind, outcome and exit code (where
-//! both know it), the files changed, the final text and the run's outcome. A reader of a new
-//! session format adds its recorded runs as rows of [`RUNS`]. The session files' own outputs
-//! are golden too (`session.events.jsonl` beside them; `BLESS=1` rewrites them).
+//! Session files against the live stream of the same run, for every recorded run of every
+//! CLI whose session files `normalize` reads (`fixtures/sessions/<cli>-<version>/<scenario>/`):
+//! `normalize` over the session files the CLI wrote and `normalize` over its stdout stream(s)
+//! must tell the same story: each turn's end, each root tool's name, kind, end and exit code,
+//! the files changed and how, the assistant's text and the run's outcome. Where a CLI's files
+//! and its stream differ by design, the run's row says how, and the check asserts exactly that
+//! difference. `normalize home/` (the walk) must give what the session files named one by one
+//! give. A reader of a new session format adds its recorded runs as rows of [`RUNS`]. The
+//! Claude Code and Qwen Code session files' outputs are golden here (`session.events.jsonl`
+//! beside them); the other CLIs' goldens are in `session_files.rs`.
+
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 use crate::support::*;
 
 /// One recorded run: its folder under `fixtures/`, its stdout files in the order the CLI
-/// printed them, and which files under `home/` are its session files (by how their names end).
+/// printed them, which of its files are its session files, and how they differ from the stream.
 struct Run {
     dir: &'static str,
     streams: &'static [&'static str],
-    sessions: &'static [&'static str],
+    files: Files,
+    differs: &'static [Differs],
 }
 
-const fn run(dir: &'static str, streams: &'static [&'static str], sessions: &'static [&'static str]) -> Run {
-    Run { dir, streams, sessions }
+/// Where a run's session files are.
+enum Files {
+    /// The files under `home/` whose names end so, read together in path order (a transcript
+    /// before its subagents' folder, as a directory walk gives them).
+    Home(&'static [&'static str]),
+    /// Files in the run's folder, each a whole record of the run on its own (OpenCode's
+    /// database and its `opencode export`); no `home/` was kept, so the walk is checked on a
+    /// scratch home holding the first at `in_home`.
+    EachAlone { files: &'static [&'static str], in_home: &'static str },
+}
+
+/// A way a run's session files tell it differently from its stream, by design: what the files
+/// say, then what the stream says.
+enum Differs {
+    /// Root tool `n` (0-based) ends so: (event type, exit code).
+    ToolEnd { n: usize, files: (&'static str, Option<i64>), stream: (&'static str, Option<i64>) },
+    /// File change `n` (0-based) is of this kind.
+    FileChange { n: usize, files: &'static str, stream: &'static str },
+    /// So many turns end, in the reading of `file` only: it holds the child session's turn
+    /// too, which the stream never shows (and whose turn events carry no `parentId`).
+    TurnEnds { file: &'static str, files: usize, stream: usize },
+}
+
+const fn run(dir: &'static str, streams: &'static [&'static str], files: Files, differs: &'static [Differs]) -> Run {
+    Run { dir, streams, files, differs }
 }
 
 const ONE: &[&str] = &["stdout.jsonl"];
 const RESUMED: &[&str] = &["stdout.jsonl", "stdout-turn2.jsonl"];
-const JSONL: &[&str] = &[".jsonl"];
+const JSONL: Files = Files::Home(&[".jsonl"]);
+const OPENCODE: Files =
+    Files::EachAlone { files: &["opencode.db", "export.json"], in_home: ".local/share/opencode/opencode.db" };
+const SAME: &[Differs] = &[];
+/// Gemini CLI's stream reports a shell call that exited 4 as a success with no exit code; its
+/// session file keeps the `Exit Code: 4` the model saw.
+const GEMINI_EXIT4: &[Differs] =
+    &[Differs::ToolEnd { n: 0, files: ("tool.failed", Some(4)), stream: ("tool.completed", None) }];
+/// A Gemini CLI session says the first write created its file; the stream calls every write
+/// an update.
+const GEMINI_WRITE: &[Differs] = &[Differs::FileChange { n: 0, files: "add", stream: "update" }];
+/// OpenCode's database holds the subagent's own session (its turn included); the stream and
+/// the export hold the root session only.
+const OPENCODE_CHILD: &[Differs] = &[Differs::TurnEnds { file: "opencode.db", files: 2, stream: 1 }];
 
 const RUNS: &[Run] = &[
-    run("sessions/claude-code-2.1.332/text", ONE, JSONL),
-    run("sessions/claude-code-2.1.332/exit4", ONE, JSONL),
-    run("sessions/claude-code-2.1.332/write", ONE, JSONL),
-    run("sessions/claude-code-2.1.332/subagent", ONE, JSONL),
-    run("sessions/claude-code-2.1.332/resume", RESUMED, JSONL),
-    run("sessions/qwen-code-0.24.4/text", ONE, JSONL),
-    run("sessions/qwen-code-0.24.4/exit4", ONE, JSONL),
-    run("sessions/qwen-code-0.24.4/write", ONE, JSONL),
-    run("sessions/qwen-code-0.24.4/subagent", ONE, JSONL),
-    run("sessions/qwen-code-0.24.4/resume", RESUMED, JSONL),
+    run("sessions/claude-code-2.1.332/text", ONE, JSONL, SAME),
+    run("sessions/claude-code-2.1.332/exit4", ONE, JSONL, SAME),
+    run("sessions/claude-code-2.1.332/write", ONE, JSONL, SAME),
+    run("sessions/claude-code-2.1.332/subagent", ONE, JSONL, SAME),
+    run("sessions/claude-code-2.1.332/resume", RESUMED, JSONL, SAME),
+    run("sessions/qwen-code-0.24.4/text", ONE, JSONL, SAME),
+    run("sessions/qwen-code-0.24.4/exit4", ONE, JSONL, SAME),
+    run("sessions/qwen-code-0.24.4/write", ONE, JSONL, SAME),
+    run("sessions/qwen-code-0.24.4/subagent", ONE, JSONL, SAME),
+    run("sessions/qwen-code-0.24.4/resume", RESUMED, JSONL, SAME),
+    run("sessions/codex-0.171.0/text", ONE, JSONL, SAME),
+    run("sessions/codex-0.171.0/exit4", ONE, JSONL, SAME),
+    run("sessions/codex-0.171.0/write", ONE, JSONL, SAME),
+    run("sessions/codex-0.171.0/subagent", ONE, JSONL, SAME),
+    run("sessions/codex-0.171.0/resume", RESUMED, JSONL, SAME),
+    run("sessions/copilot-1.0.102/text", ONE, JSONL, SAME),
+    run("sessions/copilot-1.0.102/exit4", ONE, JSONL, SAME),
+    run("sessions/copilot-1.0.102/write", ONE, JSONL, SAME),
+    run("sessions/copilot-1.0.102/subagent", ONE, JSONL, SAME),
+    run("sessions/copilot-1.0.102/resume", RESUMED, JSONL, SAME),
+    run("sessions/droid-0.225.2/text", ONE, JSONL, SAME),
+    run("sessions/droid-0.225.2/exit4", ONE, JSONL, SAME),
+    run("sessions/droid-0.225.2/write", ONE, JSONL, SAME),
+    run("sessions/droid-0.225.2/subagent", ONE, JSONL, SAME),
+    // droid printed both invocations' streams into one file.
+    run("sessions/droid-0.225.2/resume", ONE, JSONL, SAME),
+    run("sessions/gemini-cli-0.61.0/text", ONE, JSONL, SAME),
+    run("sessions/gemini-cli-0.61.0/exit4", ONE, JSONL, GEMINI_EXIT4),
+    run("sessions/gemini-cli-0.61.0/write", ONE, JSONL, GEMINI_WRITE),
+    run("sessions/gemini-cli-0.61.0/subagent", ONE, JSONL, SAME),
+    run("sessions/gemini-cli-0.61.0/resume", RESUMED, JSONL, GEMINI_EXIT4),
+    run("sessions/opencode-1.18.33/text", ONE, OPENCODE, SAME),
+    run("sessions/opencode-1.18.33/exit4", ONE, OPENCODE, SAME),
+    run("sessions/opencode-1.18.33/write", ONE, OPENCODE, SAME),
+    run("sessions/opencode-1.18.33/subagent", ONE, OPENCODE, OPENCODE_CHILD),
+    run("sessions/opencode-1.18.33/resume", RESUMED, OPENCODE, SAME),
 ];
 
-/// The session files of a run, relative to its folder, in sorted path order (a transcript
-/// before its subagents' folder, as a directory walk gives them).
+/// Each reading of a run's session files (relative to its folder): one list of files read together.
+fn readings(run: &Run) -> Vec<Vec<String>> {
+    match run.files {
+        Files::Home(ends) => {
+            let files: Vec<String> =
+                files_under(&fixture(run.dir).join("home"), ends).into_iter().map(|f| format!("home/{f}")).collect();
+            assert!(!files.is_empty(), "no session files in fixtures/{}/home", run.dir);
+            vec![files]
+        }
+        Files::EachAlone { files, .. } => files.iter().map(|f| vec![(*f).to_owned()]).collect(),
+    }
+}
+
+/// The session files of a Claude Code or Qwen Code run (one reading of them all).
 fn session_files(run: &Run) -> Vec<String> {
-    let files: Vec<String> =
-        files_under(&fixture(run.dir).join("home"), run.sessions).into_iter().map(|f| format!("home/{f}")).collect();
-    assert!(!files.is_empty(), "no session files in fixtures/{}/home", run.dir);
-    files
+    readings(run).remove(0)
 }
 
-/// `normalize FILE…` in the run's folder (so provenance names the files as given there).
+/// The Claude Code and Qwen Code runs, whose goldens and subagent links are checked here.
+fn transcripts() -> impl Iterator<Item = &'static Run> {
+    RUNS.iter().filter(|r| r.dir.starts_with("sessions/claude-code-") || r.dir.starts_with("sessions/qwen-code-"))
+}
+
+/// `normalize FILE…` in `dir` (so provenance names the files as given there): its output
+/// and stderr; it must succeed.
+fn normalize_in(dir: &Path, files: &[String]) -> (Vec<u8>, String) {
+    let out = bin("normalize").current_dir(dir).args(files).output().expect("runs");
+    assert!(out.status.success(), "{}: normalize {files:?}: {}", dir.display(), String::from_utf8_lossy(&out.stderr));
+    (out.stdout, String::from_utf8(out.stderr).expect("UTF-8 stderr"))
+}
+
+/// `normalize FILE…` in the run's folder: its output and its events.
 fn normalize(run: &Run, files: &[String]) -> (Vec<u8>, Vec<Value>) {
-    let out = bin("normalize").current_dir(fixture(run.dir)).args(files).output().expect("runs");
-    let events = json_lines(&out.stdout);
-    (out.stdout, events)
+    let (out, _) = normalize_in(&fixture(run.dir), files);
+    let events = json_lines(&out);
+    (out, events)
 }
 
-/// What a run comes to, in the terms both inputs must agree on.
+/// What a run comes to, in the terms both inputs must agree on: the root session's (the
+/// first event's) events outside any child agent.
 #[derive(Debug, PartialEq)]
 struct Story {
-    turns: u64,
+    turn_ends: Vec<String>,
     tools: Vec<Tool>,
     files: Vec<(String, String)>,
-    final_text: String,
+    text: String,
     outcome: (bool, String),
 }
 
-/// One root tool call: its kind, how it ended, and its exit code.
-#[derive(Debug)]
+/// One root tool call: its name and kind, how it ended, and its exit code.
+#[derive(Debug, PartialEq)]
 struct Tool {
+    name: String,
     kind: String,
     end: String,
     exit_code: Option<i64>,
 }
 
-/// Exit codes are compared only where both inputs know one.
-impl PartialEq for Tool {
-    fn eq(&self, other: &Tool) -> bool {
-        let codes = match (self.exit_code, other.exit_code) {
-            (Some(a), Some(b)) => a == b,
-            _ => true,
-        };
-        self.kind == other.kind && self.end == other.end && codes
-    }
+fn string(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
 }
 
 fn story(events: &[Value]) -> Story {
-    let root = |e: &&Value| e["parentId"].is_null();
     let summary = events.last().expect("a summary");
     assert_eq!(summary["type"], "summary");
-    let tools = of_type(events, "tool.started")
-        .into_iter()
-        .filter(root)
+    let root: Vec<&Value> = events.iter().filter(|e| e["parentId"].is_null()).collect();
+    let of = |t: &'static str| root.iter().filter(move |e| e["type"] == t);
+    let ends = |e: &&&Value| {
+        let t = e["type"].as_str().unwrap_or("");
+        t.starts_with("tool.") && !matches!(t, "tool.started" | "tool.output")
+    };
+    let tools = of("tool.started")
         .map(|s| {
             let id = &s["payload"]["toolCallId"];
-            let end = events
+            let end = root
                 .iter()
-                .find(|e| {
-                    let t = e["type"].as_str().unwrap_or("");
-                    t.starts_with("tool.")
-                        && !matches!(t, "tool.started" | "tool.output")
-                        && e["payload"]["toolCallId"] == *id
-                })
+                .filter(ends)
+                .find(|e| e["payload"]["toolCallId"] == *id)
                 .unwrap_or_else(|| panic!("tool {id} never ends"));
             Tool {
-                kind: s["payload"]["kind"].as_str().unwrap_or_default().to_owned(),
-                end: end["type"].as_str().unwrap_or_default().to_owned(),
+                name: string(&s["payload"]["name"]),
+                kind: string(&s["payload"]["kind"]),
+                end: string(&end["type"]),
                 exit_code: end["payload"]["output"]["exit_code"].as_i64(),
             }
         })
         .collect();
-    let files = of_type(events, "file.changed")
-        .iter()
-        .map(|e| {
-            (e["payload"]["path"].as_str().unwrap().to_owned(), e["payload"]["change"].as_str().unwrap().to_owned())
-        })
-        .collect();
     Story {
-        turns: summary["payload"]["turns"].as_u64().expect("turns"),
+        turn_ends: root
+            .iter()
+            .filter_map(|e| e["type"].as_str().filter(|t| t.starts_with("turn.") && *t != "turn.started"))
+            .map(str::to_owned)
+            .collect(),
         tools,
-        files,
-        final_text: final_text(events),
-        outcome: (summary["ok"].as_bool().expect("ok"), summary["status"].as_str().expect("status").to_owned()),
+        files: of("file.changed").map(|e| (string(&e["payload"]["path"]), string(&e["payload"]["change"]))).collect(),
+        text: of("text")
+            .filter(|e| e["payload"]["role"] == "assistant")
+            .map(|e| string(&e["payload"]["delta"]))
+            .collect(),
+        outcome: (summary["ok"].as_bool().expect("ok"), string(&summary["status"])),
     }
 }
 
-/// The agent's last words: the root assistant text after the last root tool event (the
-/// user's text between is left out: the holder of streamed text may move the assistant's
-/// text past it, see `scrub::stream`).
-fn final_text(events: &[Value]) -> String {
-    let mut text = String::new();
-    for e in events.iter().filter(|e| e["parentId"].is_null()) {
-        match e["type"].as_str().unwrap_or("") {
-            "text" if e["payload"]["role"] == "assistant" => text.push_str(e["payload"]["delta"].as_str().unwrap()),
-            t if t.starts_with("tool.") && t != "tool.output" => text.clear(),
-            _ => {}
+/// Checks that the session files' story differs from the stream's as `d` says, then makes it
+/// the stream's there, so the rest can be compared.
+fn reconcile(reading: &[String], files: &mut Story, stream: &Story, d: &Differs) -> Result<(), String> {
+    match *d {
+        Differs::ToolEnd { n, files: f, stream: s } => {
+            let (ft, st) = (files.tools.get_mut(n).ok_or("no such tool")?, stream.tools.get(n).ok_or("no such tool")?);
+            let (fe, se) = ((ft.end.as_str(), ft.exit_code), (st.end.as_str(), st.exit_code));
+            if (fe, se) != (f, s) {
+                return Err(format!(
+                    "tool {n} ends {fe:?} in the files, {se:?} in the stream; the row says {f:?}, {s:?}"
+                ));
+            }
+            (ft.end, ft.exit_code) = (st.end.clone(), st.exit_code);
+        }
+        Differs::FileChange { n, files: f, stream: s } => {
+            let (fc, sc) =
+                (files.files.get_mut(n).ok_or("no such change")?, stream.files.get(n).ok_or("no such change")?);
+            if (fc.1.as_str(), sc.1.as_str()) != (f, s) {
+                return Err(format!(
+                    "change {n} is {:?} in the files, {:?} in the stream; the row says {f:?}, {s:?}",
+                    fc.1, sc.1
+                ));
+            }
+            fc.1.clone_from(&sc.1);
+        }
+        Differs::TurnEnds { file, .. } if reading != [file] => {}
+        Differs::TurnEnds { files: f, stream: s, .. } => {
+            if (files.turn_ends.len(), stream.turn_ends.len()) != (f, s) {
+                return Err(format!(
+                    "{:?} turn ends in the files, {:?} in the stream; the row says {f}, {s}",
+                    files.turn_ends, stream.turn_ends
+                ));
+            }
+            files.turn_ends.clone_from(&stream.turn_ends);
         }
     }
-    text.trim().to_owned()
+    Ok(())
+}
+
+/// Every reading of the run's session files against its stream: `Err` says how they disagree.
+fn agree(run: &Run) -> Result<(), String> {
+    let streams: Vec<String> = run.streams.iter().map(|s| (*s).to_owned()).collect();
+    let stream = story(&normalize(run, &streams).1);
+    for files in readings(run) {
+        let (out, stderr) = normalize_in(&fixture(run.dir), &files);
+        let events = json_lines(&out);
+        let mut told = story(&events);
+        let name = format!("{} ({})", run.dir, files.join(" "));
+        for d in run.differs {
+            reconcile(&files, &mut told, &stream, d).map_err(|e| format!("{name}: {e}"))?;
+        }
+        if told != stream {
+            return Err(format!("{name}:\n  session files: {told:?}\n  stream:        {stream:?}"));
+        }
+        let input = &events.last().expect("a summary")["payload"]["input"];
+        if input["raw"] != 0 || !stderr.is_empty() {
+            return Err(format!("{name}: {} raw line(s), stderr {stderr:?}", input["raw"]));
+        }
+        // The stream may not repeat the prompt; the session files hold it.
+        let prompt = &of_type(&events, "turn.started").first().ok_or("no turn")?["payload"]["prompt"];
+        if !prompt.as_str().is_some_and(|p| p.contains("SCENARIO_")) {
+            return Err(format!("{name}: the first prompt is {prompt}"));
+        }
+    }
+    Ok(())
 }
 
 #[test]
 fn session_files_and_their_stream_tell_the_same_story() {
+    let failures: Vec<String> = RUNS.iter().filter_map(|r| agree(r).err()).collect();
+    assert!(failures.is_empty(), "{} of {} runs disagree:\n{}", failures.len(), RUNS.len(), failures.join("\n"));
+}
+
+/// A scratch directory of this test's own.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("minicode-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `normalize home` (the walk) gives the events the session files named one by one give, but
+/// for `rawRef.file`: the walk names the file of every event (the operand joined with the path
+/// below it, `home/…`, as the files were named explicitly), while a lone file operand is not
+/// named. So the walk's names must be the session files', and are then left out of the
+/// comparison.
+#[test]
+fn walking_a_runs_home_reads_its_session_files_and_nothing_else() {
     let mut failures = Vec::new();
     for run in RUNS {
-        let (_, from_files) = normalize(run, &session_files(run));
-        let streams: Vec<String> = run.streams.iter().map(|s| (*s).to_owned()).collect();
-        let (_, from_stream) = normalize(run, &streams);
-        let (files, stream) = (story(&from_files), story(&from_stream));
-        if files != stream {
-            failures.push(format!("{}:\n  session files: {files:?}\n  stream:        {stream:?}", run.dir));
+        let (dir, files, scratch_dir) = match run.files {
+            Files::Home(_) => (fixture(run.dir), session_files(run), None),
+            Files::EachAlone { files, in_home } => {
+                let dir = scratch(&format!("walk-{}", run.dir.replace('/', "-")));
+                let path = dir.join("home").join(in_home);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::copy(fixture(run.dir).join(files[0]), &path).unwrap();
+                (dir.clone(), vec![format!("home/{in_home}")], Some(dir))
+            }
+        };
+        let (named, _) = normalize_in(&dir, &files);
+        let (walked, stderr) = normalize_in(&dir, &["home".to_owned()]);
+        let (mut named, mut walked) = (json_lines(&named), json_lines(&walked));
+        let unnamed = walked
+            .iter()
+            .filter(|e| e["rawRef"].is_object())
+            .find(|e| !e["rawRef"]["file"].as_str().is_some_and(|f| files.iter().any(|g| g == f)));
+        if let Some(e) = unnamed {
+            failures.push(format!("{}: the walk names {} (the files are {files:?})", run.dir, e["rawRef"]));
         }
-        let input = &from_files.last().expect("a summary")["payload"]["input"];
-        if input["raw"] != 0 {
-            failures.push(format!("{}: the session files left {} raw line(s)", run.dir, input["raw"]));
+        for e in named.iter_mut().chain(walked.iter_mut()) {
+            if let Some(r) = e["rawRef"].as_object_mut() {
+                r.remove("file");
+            }
+        }
+        if walked != named || !stderr.is_empty() {
+            failures.push(format!("{}: the walk differs from {files:?} (stderr {stderr:?})", run.dir));
+        }
+        if let Some(d) = scratch_dir {
+            let _ = std::fs::remove_dir_all(d);
         }
     }
-    assert!(failures.is_empty(), "{} of {} runs disagree:\n{}", failures.len(), RUNS.len(), failures.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn golden_session_files() {
-    let failures: Vec<String> = RUNS
-        .iter()
+    let failures: Vec<String> = transcripts()
         .filter_map(|run| {
             let (out, _) = normalize(run, &session_files(run));
             golden(&format!("{}/session.events.jsonl", run.dir), &out).err()
@@ -172,7 +348,7 @@ fn golden_session_files() {
 
 #[test]
 fn a_subagent_read_after_its_parent_is_the_spawning_calls_child() {
-    for run in RUNS.iter().filter(|r| r.dir.ends_with("/subagent")) {
+    for run in transcripts().filter(|r| r.dir.ends_with("/subagent")) {
         let (_, events) = normalize(run, &session_files(run));
         let agent = of_type(&events, "tool.started")
             .into_iter()
@@ -319,4 +495,70 @@ fn an_edited_first_prompt_replaces_the_first_turn() {
     assert_eq!(assistant_texts(&events), ["ok."]);
     assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
     assert!(only(&events, "warning")["payload"]["message"].as_str().unwrap().contains("2 record(s)"));
+}
+
+/// A Claude Code home as a user's holds it: beside the transcripts, the `.meta.json` of a
+/// subagent, settings, backups, logs, lock files, sqlite side databases, a database's WAL and
+/// other CLIs' bookkeeping in JSON lines (the kinds of files the recorded homes held). The
+/// walk reads the two transcripts, exactly as when they are named, and skips every other
+/// file, counted and named, without an error.
+#[test]
+fn walking_a_lived_in_home_reads_the_transcripts_and_skips_the_rest() {
+    let run = transcripts().find(|r| r.dir.ends_with("claude-code-2.1.332/subagent")).unwrap();
+    let dir = scratch("lived-in-home");
+    let home = dir.join("home");
+    let transcripts = session_files(run);
+    for f in &transcripts {
+        let to = dir.join(f);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(fixture(run.dir).join(f), to).unwrap();
+    }
+    let subagents = dir.join(&transcripts[1]).parent().unwrap().to_owned();
+    let others: &[(&str, &[u8])] = &[
+        (".claude.json", b"{\"numStartups\":1,\"projects\":{\"/w\":{\"allowedTools\":[]}}}\n"),
+        (".claude/backups/.claude.json.backup.1796151492227", b"{\"numStartups\":0}"),
+        (".claude/settings.json", b"{\n  \"theme\": \"dark\",\n  \"permissions\": {\"allow\": [\"Bash\"]}\n}\n"),
+        (
+            ".factory/logs/console.log",
+            b"[2026-12-01T10:00:00Z] INFO starting\n[2026-12-01T10:00:01Z] ERROR {\"code\": 500}\n",
+        ),
+        (
+            ".factory/logs/droid-log-single.log",
+            b"{\"level\":\"info\",\"msg\":\"session started\"}\n{\"level\":\"warn\"}\n",
+        ),
+        (".copilot/session-store.db-wal", &[0x37, 0x7f, 0x06, 0x82, 0, 0, 0x10, 0, 0xff, 0xfe, 0, 1]),
+        (".copilot/session-state/s1/workspace.yaml", b"cwd: /w\nsummary: x\n"),
+        (".copilot/session-state/s1/.workspace-fork.lock", b"4242"),
+        (".qwen/usage_record.jsonl", b"{\"ts\":1,\"model\":\"m\",\"input\":10}\n"),
+        (".qwen/usage/token-usage-2026-12.jsonl", b"{\"date\":\"2026-12-01\",\"tokens\":10}\n"),
+        (".npm/_cacache/index-v5/fc/1f/abc", b"b0c5\t{\"key\":\"make-fetch-happen:request-cache:x\",\"time\":1}\n"),
+    ];
+    for (path, bytes) in others {
+        let to = home.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+    let meta = std::fs::read_dir(&subagents).unwrap().next().unwrap().unwrap().path().with_extension("meta.json");
+    std::fs::write(&meta, br#"{"agentType":"general-purpose","toolUseId":"toolu_mock_s0_0_17","finished":true}"#)
+        .unwrap();
+    std::fs::create_dir_all(home.join(".codex")).unwrap();
+    let side = rusqlite::Connection::open(home.join(".codex/state_5.sqlite")).unwrap();
+    side.execute_batch(
+        "CREATE TABLE threads(id TEXT, rollout_path TEXT); INSERT INTO threads VALUES ('t', '/x.jsonl');",
+    )
+    .unwrap();
+    drop(side);
+
+    let (named, _) = normalize_in(&dir, &transcripts);
+    let (walked, stderr) = normalize_in(&dir, &["home".to_owned()]);
+    let (named, mut walked) = (json_lines(&named), json_lines(&walked));
+    // The walk's summary counts what it skipped; that is all it adds.
+    let skipped = walked.last_mut().unwrap()["payload"]["input"].as_object_mut().unwrap().remove("skipped");
+    assert_eq!(skipped, Some((others.len() + 2).into()), "{stderr}");
+    assert_eq!(walked, named);
+    let summary = walked.last().unwrap();
+    assert_eq!(summary["payload"]["input"]["raw"], 0);
+    assert!(stderr.lines().all(|l| l.starts_with("normalize: skipped ")), "{stderr}");
+    assert!(stderr.contains(".meta.json: not a file of a format it reads"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
