@@ -73,7 +73,7 @@ fn a_secret_split_in_two_at_every_position_is_redacted() {
     let mut cases = 0;
     let mut missed = Vec::new();
     // One set of stages for every case: deciding at the end leaves nothing held.
-    let mut stages = Stages::new(1 << 20);
+    let mut stages = Stages::new(1 << 20, minicode_output::scrub::stream::Pauses::Wait);
     for x in corpus {
         for at in (1..x.text.len()).filter(|&i| x.text.is_char_boundary(i)) {
             // Text and thinking take the positions in turn: the same stages serve both.

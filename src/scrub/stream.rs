@@ -6,8 +6,10 @@
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
 //! until the stream's next delta, an event that ends the stream's block (anything but a
-//! delta or a usage report), or a pause of the input ([`Holder::decide_all`]) decides it.
-//! The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
+//! delta or a usage report), or a pause of the input ([`Holder::pause`]) decides it, unless
+//! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
+//! timing, so then only the stream's next delta, its block's end or the end of the input
+//! decide, and the same input gives the same bytes however it arrives. The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
 //! [`MAX_WAITING`]. Text only moves from an event to a later one of the same stream when a
 //! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
 //! event whose text all moved on keeps an empty delta (its id and provenance stay).
@@ -16,6 +18,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::detect::Detector;
 use crate::bound::ceil_boundary;
+use crate::engine::clock::Clock;
 use crate::event::{Body, Event, Role, Stream};
 
 /// The longest tail held for a stream: longer than a 4096-bit RSA key in PEM and than the
@@ -109,6 +112,28 @@ impl Delta for Event {
     }
 }
 
+/// What a pause of the input does to the held tails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pauses {
+    /// A pause decides them, so nothing waits on a silent pipe; where a stream's text is cut
+    /// between its events then depends on when the input paused.
+    Decide,
+    /// They wait for the stream's next delta, its block's end or the end of the input, so
+    /// the output bytes depend on the input alone: reproducible mode trades that latency.
+    Wait,
+}
+
+impl Pauses {
+    /// `Wait` when the clock is fixed (`SOURCE_DATE_EPOCH`: the output must be
+    /// reproducible), else `Decide`.
+    pub fn for_clock(clock: Clock) -> Pauses {
+        match clock {
+            Clock::Fixed(_) => Pauses::Wait,
+            Clock::System => Pauses::Decide,
+        }
+    }
+}
+
 /// An item waiting to be written.
 struct Slot<T> {
     item: T,
@@ -123,18 +148,13 @@ pub struct Holder<T> {
     open: HashMap<String, u64>,
     /// How many slots have left the queue.
     popped: u64,
-}
-
-impl<T> Default for Holder<T> {
-    fn default() -> Self {
-        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0 }
-    }
+    pauses: Pauses,
 }
 
 impl<T: Delta> Holder<T> {
-    /// An empty holder.
-    pub fn new() -> Holder<T> {
-        Holder::default()
+    /// An empty holder, whose [`Holder::pause`] does as `pauses` says.
+    pub fn new(pauses: Pauses) -> Holder<T> {
+        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, pauses }
     }
 
     /// True when nothing waits.
@@ -188,8 +208,16 @@ impl<T: Delta> Holder<T> {
         self.pop_decided(ready);
     }
 
-    /// Decides every held tail (a pause of the input, or its end): appends every waiting
-    /// item to `ready`, in order.
+    /// The input pauses: with [`Pauses::Decide`], decides every held tail (see
+    /// [`Holder::decide_all`]); with [`Pauses::Wait`], does nothing.
+    pub fn pause(&mut self, ready: &mut Vec<T>) {
+        if self.pauses == Pauses::Decide {
+            self.decide_all(ready);
+        }
+    }
+
+    /// Decides every held tail (the input ends): appends every waiting item to `ready`,
+    /// in order.
     pub fn decide_all(&mut self, ready: &mut Vec<T>) {
         self.decide_open();
         self.pop_decided(ready);
