@@ -59,7 +59,7 @@ fn leaks<'a>(x: &'a Secret, outputs: &[&str]) -> Option<&'a str> {
 }
 
 /// Cut points of `text` on character boundaries, `pieces` giving the lengths in turn.
-fn cut(text: &str, lengths: &[usize]) -> Vec<String> {
+pub(crate) fn cut(text: &str, lengths: &[usize]) -> Vec<String> {
     let (mut out, mut at, mut i) = (Vec::new(), 0, 0);
     while at < text.len() {
         let mut end = (at + lengths[i % lengths.len()].max(1)).min(text.len());
@@ -117,7 +117,7 @@ fn delta(kind: usize, d: &str) -> Body {
 
 /// Canonical events, not scrubbed, of session `session`: `pieces` as deltas of one stream
 /// of `kind` (see [`delta`]), then an event that ends the block.
-fn unscrubbed(session: &str, pieces: &[String], kind: usize) -> Vec<Event> {
+pub(crate) fn unscrubbed(session: &str, pieces: &[String], kind: usize) -> Vec<Event> {
     let mut events: Vec<Event> = pieces
         .iter()
         .map(|p| delta(kind, p))
@@ -170,7 +170,7 @@ fn a_secret_split_in_two_at_every_position_is_redacted_by_scrub() {
 }
 
 /// A Claude run streaming `pieces` as text, or thinking, deltas with partial messages on.
-fn claude(pieces: &[String], thinking: bool) -> String {
+pub(crate) fn claude(pieces: &[String], thinking: bool) -> String {
     let (block, kind, field) =
         if thinking { ("thinking", "thinking_delta", "thinking") } else { ("text", "text_delta", "text") };
     let mut lines = vec![
