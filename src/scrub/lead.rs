@@ -72,24 +72,52 @@ impl Leads {
     /// not once per lead behind it.
     pub fn advance(&self, walks: &mut Walks, text: &str, new: usize) {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut from, mut new) = (walks.walks.as_slice(), new);
-        if walks.clears != cache.clear_count() {
-            // The states the walks reached are gone with the cache that held them: the
-            // text is walked again from its leads.
-            (from, new) = (&[], 0);
+        let clears = cache.clear_count();
+        let mut next = match walks.clears == clears {
+            true => self.walk_all(&mut cache, &walks.walks, text, new),
+            // The states the walks reached went with the cache that held them: the text is
+            // walked again from its leads.
+            false => self.walk_all(&mut cache, &[], text, 0),
+        };
+        if cache.clear_count() != clears {
+            // Cleared during the walks: the states reached before are gone too.
+            let clears = cache.clear_count();
+            next = self.walk_all(&mut cache, &[], text, 0);
+            if cache.clear_count() != clears {
+                // Again: every walk is held, as a match under way.
+                next.iter_mut().for_each(|w| w.1 = None);
+            }
         }
+        walks.walks = next;
+        walks.clears = cache.clear_count();
+    }
+
+    /// The walks `from` (over `text[..new]`) stepped through `text[new..]`, and the walks
+    /// from the leads that end there, at most one per state (the earliest), by start.
+    fn walk_all(
+        &self,
+        cache: &mut Cache,
+        from: &[(usize, Option<LazyStateID>)],
+        text: &str,
+        new: usize,
+    ) -> Vec<(usize, Option<LazyStateID>)> {
         let bytes = text.as_bytes();
-        let mut next: Vec<(usize, Option<LazyStateID>)> = Vec::with_capacity(from.len() + 4);
+        let mut next = Vec::with_capacity(from.len() + 4);
+        let clears = cache.clear_count();
         for &(start, state) in from {
-            if let Some(state) = state.map_or(Some(None), |sid| self.walk(&mut cache, sid, &bytes[new..])) {
+            if cache.clear_count() != clears {
+                // The states left are gone with the cache: the caller walks again.
+                break;
+            }
+            if let Some(state) = state.map_or(Some(None), |sid| self.walk(cache, sid, &bytes[new..])) {
                 next.push((start, state));
             }
         }
         let lo = new.saturating_sub(LEAD_LEN - 1);
         for m in self.literals.find_overlapping_iter(aho_corasick::Input::new(text).span(lo..text.len())) {
             let input = Input::new(text).range(m.start()..).anchored(Anchored::Yes);
-            let state = match self.dfa.start_state_forward(&mut cache, &input) {
-                Ok(sid) => self.walk(&mut cache, sid, &bytes[m.start()..]),
+            let state = match self.dfa.start_state_forward(cache, &input) {
+                Ok(sid) => self.walk(cache, sid, &bytes[m.start()..]),
                 Err(_) => Some(None),
             };
             if let Some(state) = state {
@@ -104,8 +132,7 @@ impl Leads {
             seen.push(state);
             first
         });
-        walks.walks = next;
-        walks.clears = cache.clear_count();
+        next
     }
 
     /// Steps `sid` through `bytes`: `None` when the walk dies, `Some(None)` when the DFA
@@ -144,7 +171,12 @@ impl Leads {
     /// True when some next byte keeps a walk in state `sid` going. A match state reports
     /// the match of the byte before it, with or without threads still going.
     fn is_open(&self, cache: &mut Cache, sid: LazyStateID) -> bool {
-        !sid.is_match() || (0..=255u8).any(|b| self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead()))
+        let clears = cache.clear_count();
+        // Once the cache is cleared `sid` is gone: held, as open.
+        !sid.is_match()
+            || (0..=255u8).any(|b| {
+                cache.clear_count() != clears || self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead())
+            })
     }
 }
 
