@@ -134,10 +134,7 @@ impl Waiting {
     fn new(n: u64, line: String) -> Waiting {
         // A line that is JSON only once its control bytes are gone is read as the next pass
         // will read it, so that scrubbing twice gives what scrubbing once gives.
-        let cleaned = match event_type(&line) {
-            None => crate::scrub::control::clean(&line),
-            Some(_) => std::borrow::Cow::Borrowed(line.as_str()),
-        };
+        let cleaned = crate::scrub::control::clean(&line);
         let type_name = event_type(&cleaned);
         let ends = type_name.as_deref() != Some("usage") && !is_blank(&line);
         let delta = matches!(type_name.as_deref(), Some("text" | "reasoning" | "tool.output"))
