@@ -183,7 +183,7 @@ fn pauses_of_the_input_do_not_change_reproducible_output() {
                 seed ^= seed << 13;
                 seed ^= seed >> 7;
                 seed ^= seed << 17;
-                if seed % 3 == 0 {
+                if seed.is_multiple_of(3) {
                     std::thread::sleep(Duration::from_millis(seed % 16));
                 }
             }

@@ -74,9 +74,12 @@ fn held_tails(n: usize) -> String {
     crate::split::claude(&crate::split::cut(&text, &[4]), false)
 }
 
+/// A case: its name, its input at a size, and the dialect of that input.
+type Case = (&'static str, fn(usize) -> String, &'static str);
+
 /// Times each case at two sizes 10× apart (see the module doc) and fails on a ratio over
 /// [`BOUND`] three times running.
-fn assert_linear(cases: &[(&str, fn(usize) -> String, &str)], small: usize) {
+fn assert_linear(cases: &[Case], small: usize) {
     let mut failed = Vec::new();
     for &(name, make, from) in cases {
         let (small_input, large_input) = (make(small), make(10 * small));
@@ -102,7 +105,6 @@ fn a_held_tail_is_not_scanned_again_with_every_delta() {
 
 #[test]
 fn the_engine_tables_grow_linearly() {
-    type Case = (&'static str, fn(usize) -> String, &'static str);
     let cases: [Case; 3] = [
         ("open tools", open_tools, "codex"),
         ("sessions", sessions, "codex"),
