@@ -16,7 +16,7 @@ use crate::event::Event;
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
 use crate::scrub::control::json_is_clean;
-use crate::scrub::stream::Holder;
+use crate::scrub::stream::{Holder, Pauses};
 use crate::scrub::{clean_json_line, Scrubber};
 use crate::truncate::Truncator;
 
@@ -42,12 +42,13 @@ fn text_len(event: &mut Event) -> usize {
 }
 
 impl Stages {
-    /// Stages that bound every text field to `max_bytes`.
-    pub fn new(max_bytes: usize) -> Stages {
+    /// Stages that bound every text field to `max_bytes`, whose [`Stages::pause`] does as
+    /// `pauses` says.
+    pub fn new(max_bytes: usize, pauses: Pauses) -> Stages {
         Stages {
             scrub: Scrubber::new(),
             truncate: Truncator::new(max_bytes, None),
-            streams: Holder::new(),
+            streams: Holder::new(pauses),
             ready: Vec::new(),
             written: Vec::new(),
             scratch: Vec::new(),
@@ -62,8 +63,8 @@ impl Stages {
         done[from..].iter_mut().for_each(|ev| self.finish_event(ev));
     }
 
-    /// Decides every held tail (the input pauses or ends): appends the events that waited,
-    /// scrubbed and bounded, to `done`.
+    /// Decides every held tail (the input ends): appends the events that waited, scrubbed
+    /// and bounded, to `done`.
     pub fn decide(&mut self, done: &mut Vec<Event>) {
         let from = done.len();
         self.streams.decide_all(done);
@@ -82,9 +83,16 @@ impl Stages {
         self.write_ready(out)
     }
 
-    /// Decides every held tail and writes the events that waited (call when the input
-    /// pauses, and at its end before the summary).
+    /// The input pauses: decides every held tail, unless the output must be reproducible
+    /// ([`Pauses::Wait`]), and writes the events that waited.
     pub fn pause<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.streams.pause(&mut self.ready);
+        self.write_ready(out)
+    }
+
+    /// The input ends: decides every held tail and writes the events that waited (before
+    /// the summary, so that it counts every redaction).
+    pub fn end<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
         self.streams.decide_all(&mut self.ready);
         self.write_ready(out)
     }
@@ -172,7 +180,8 @@ impl Stages {
 /// ```
 pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::Result<Vec<Event>> {
     let mut norm = Normalizer::new(from, clock, DEFAULT_FIELD_BOUND);
-    let mut stages = Stages::new(DEFAULT_FIELD_BOUND);
+    // Read from memory, the input never pauses.
+    let mut stages = Stages::new(DEFAULT_FIELD_BOUND, Pauses::Wait);
     let mut lines = LineReader::new(decoding(Opaque(input))?, DEFAULT_MAX_LINE);
     let mut events = Vec::new();
     let take = |norm: &mut Normalizer, stages: &mut Stages, events: &mut Vec<Event>| {
@@ -228,7 +237,7 @@ impl Inline {
         let lines = Rc::new(RefCell::new(Vec::new()));
         Inline {
             norm: Normalizer::new(None, clock, DEFAULT_FIELD_BOUND),
-            stages: Stages::new(DEFAULT_FIELD_BOUND),
+            stages: Stages::new(DEFAULT_FIELD_BOUND, crate::scrub::stream::Pauses::for_clock(clock)),
             out: LineWriter::new(Tap(Rc::clone(&lines))),
             lines,
         }

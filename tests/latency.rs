@@ -4,7 +4,10 @@
 //! Each case replays a captured stream one line at a time into a running `normalize`, and
 //! after every line waits (up to [`WAIT`], generous for a loaded machine) for the events the
 //! golden file says that line causes: those whose `rawRef` ends at it. Only then is the
-//! next line written; the summary is checked after stdin is closed.
+//! next line written; the summary is checked after stdin is closed. The replays run without
+//! `SOURCE_DATE_EPOCH`: with it, the last words of a streamed message wait for its next
+//! delta rather than for a pause of the input, so that the output is reproducible (the
+//! last test here checks that).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, Command, Stdio};
@@ -26,13 +29,18 @@ struct Live {
 
 impl Live {
     fn start() -> Live {
-        Live::run("normalize", &[])
+        Live::run("normalize", &[], None)
     }
 
-    fn run(name: &str, args: &[&str]) -> Live {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin(name))
+    /// `name` with `args`, and `SOURCE_DATE_EPOCH` set to `epoch` (unset without).
+    fn run(name: &str, args: &[&str], epoch: Option<&str>) -> Live {
+        let mut command = Command::new(assert_cmd::cargo::cargo_bin(name));
+        match epoch {
+            Some(e) => command.env("SOURCE_DATE_EPOCH", e),
+            None => command.env_remove("SOURCE_DATE_EPOCH"),
+        };
+        let mut child = command
             .args(args)
-            .env("SOURCE_DATE_EPOCH", EPOCH)
             .env("NO_COLOR", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -145,9 +153,59 @@ fn a_file_is_answered_before_the_next_source_is_waited_for() {
         ("project", [canonical.to_str().unwrap(), "-"]),
         ("scrub", [canonical.to_str().unwrap(), "-"]),
     ] {
-        let live = Live::run(name, &args);
+        let live = Live::run(name, &args, Some(EPOCH));
         if let Err(why) = live.lines.recv_timeout(WAIT) {
             panic!("{name} {args:?}, stdin open and silent: {why:?}");
         }
     }
+}
+
+/// With `SOURCE_DATE_EPOCH` set, where the input pauses does not change the output: a Claude
+/// run streaming text (a key among it) in 3-byte deltas, fed line by line with pauses of
+/// random length after random lines, gives what it gives read at once, through `normalize`
+/// and through `scrub` (the same pieces as canonical text deltas not scrubbed).
+#[test]
+fn pauses_of_the_input_do_not_change_reproducible_output() {
+    let text = "Here is the deploy key 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 and then some more words.\n";
+    let pieces = crate::split::cut(&text.repeat(4), &[3]);
+    let claude = crate::split::claude(&pieces, false);
+    let events: String =
+        crate::split::unscrubbed("s1", &pieces, 0).iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    for (name, input) in [("normalize", claude.into_bytes()), ("scrub", events.into_bytes())] {
+        let at_once = run(name, &[], &input);
+        let input = String::from_utf8(input).unwrap();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for round in 0..3 {
+            let mut live = Live::run(name, &[], Some(EPOCH));
+            for line in input.lines() {
+                live.write(line);
+                // xorshift: pauses after about a third of the lines, up to 15 ms.
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                if seed.is_multiple_of(3) {
+                    std::thread::sleep(Duration::from_millis(seed % 16));
+                }
+            }
+            drop(live.child.stdin.take());
+            let mut out = Vec::new();
+            while let Ok(line) = live.lines.recv_timeout(WAIT) {
+                out.extend_from_slice(line.as_bytes());
+                out.push(b'\n');
+            }
+            assert!(out == at_once, "{name}, round {round}: the output depends on where the input paused");
+        }
+    }
+}
+
+/// `scrub` holds the unfinished tail of a delta (here its last word) only until the input
+/// pauses: in a live pipe the event comes out before the next line is written.
+#[test]
+fn scrub_writes_a_held_delta_when_the_input_pauses() {
+    let pieces = ["Here is the deploy key ghp_M8TVWzZRBb0W".to_owned(), "LaAUvFMZ44k8cRvicm30Lsaz.".to_owned()];
+    let events = crate::split::unscrubbed("s1", &pieces, 0);
+    let mut live = Live::run("scrub", &[], None);
+    live.write(&serde_json::to_string(&events[0]).unwrap());
+    let got = live.next().unwrap_or_else(|why| panic!("a held delta in a silent pipe: {why}"));
+    assert_eq!(describe(&got), "text s1:1:1");
 }

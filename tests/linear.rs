@@ -1,5 +1,6 @@
 //! Linear time in the engine's tables: the time to normalize a run with N open tool calls,
-//! N sessions or N open approvals grows about as N does. Each case is timed at two sizes
+//! N sessions or N open approvals grows about as N does; and in the scrubber's held tails:
+//! text streamed in small deltas, each of which keeps a tail of up to 8 KiB held. Each case is timed at two sizes
 //! ten times apart (the fastest of five runs each, as the machine may be busy, and a ratio
 //! over the bound is measured again, up to three times); a quadratic table would make the
 //! ratio about 100, a linear one about 10; closing what is open sorts it by start order, so
@@ -65,28 +66,49 @@ fn fastest(input: &str, from: &str) -> Duration {
         .unwrap()
 }
 
-#[test]
-fn the_engine_tables_grow_linearly() {
-    type Case = (&'static str, fn(usize) -> String, &'static str);
-    let cases: [Case; 3] = [
-        ("open tools", open_tools, "codex"),
-        ("sessions", sessions, "codex"),
-        ("open approvals", open_approvals, "acp"),
-    ];
+/// A Claude run streaming about `n` bytes of text in 4-byte deltas, all of it one line of
+/// credential contexts (`curl`, `docker login`, `.netrc`'s `machine`): every delta leaves
+/// the line held, up to the longest tail, and is looked at with it.
+fn held_tails(n: usize) -> String {
+    let text = "curl docker login machine x ".repeat(n / 28 + 1);
+    crate::split::claude(&crate::split::cut(&text, &[4]), false)
+}
+
+/// A case: its name, its input at a size, and the dialect of that input.
+type Case = (&'static str, fn(usize) -> String, &'static str);
+
+/// Times each case at two sizes 10× apart (see the module doc) and fails on a ratio over
+/// [`BOUND`] three times running.
+fn assert_linear(cases: &[Case], small: usize) {
     let mut failed = Vec::new();
-    for (name, make, from) in cases {
-        let (small, large) = (make(1000), make(10_000));
+    for &(name, make, from) in cases {
+        let (small_input, large_input) = (make(small), make(10 * small));
         // The tests around this one share the machine: a ratio over the bound is measured
         // again, up to three times. A superlinear table is over it every time (a quadratic
         // one by about 7 times), noise seldom three times in a row.
         let ratios: Vec<f64> = (0..3)
-            .map(|_| fastest(&large, from).as_secs_f64() / fastest(&small, from).as_secs_f64())
+            .map(|_| fastest(&large_input, from).as_secs_f64() / fastest(&small_input, from).as_secs_f64())
             .scan(false, |done, r| (!std::mem::replace(done, r <= BOUND)).then_some(r))
             .collect();
-        eprintln!("{name}: 1000 vs 10000, ratios {ratios:.1?}");
+        eprintln!("{name}: {small} vs {}, ratios {ratios:.1?}", 10 * small);
         if ratios.iter().all(|&r| r > BOUND) {
             failed.push(format!("{name}: ratios {ratios:.1?}"));
         }
     }
     assert!(failed.is_empty(), "superlinear: {failed:?}");
+}
+
+#[test]
+fn a_held_tail_is_not_scanned_again_with_every_delta() {
+    assert_linear(&[("held tails", held_tails, "claude")], 5_000);
+}
+
+#[test]
+fn the_engine_tables_grow_linearly() {
+    let cases: [Case; 3] = [
+        ("open tools", open_tools, "codex"),
+        ("sessions", sessions, "codex"),
+        ("open approvals", open_approvals, "acp"),
+    ];
+    assert_linear(&cases, 1000);
 }

@@ -1,13 +1,16 @@
 //! Secrets streamed in pieces: every secret of the scrub corpus that is redacted whole is
 //! also redacted when it arrives split over deltas, at every position in two pieces (through
-//! the stages `normalize` runs) and in random small pieces (through `normalize` itself, as
-//! Claude, ACP and Gemini stream text, thinking and terminal output, then the projections).
+//! the stages `normalize` runs, and through `scrub` on canonical events that were not
+//! scrubbed) and in random small pieces (through `normalize` itself, as Claude, ACP and
+//! Gemini stream text, thinking and terminal output, then the projections; and through
+//! `scrub` on canonical text, thinking and tool output deltas).
 
 use minicode_output::engine::clock::Clock;
-use minicode_output::event::{Body, Event, Reasoning, Role, Text};
+use minicode_output::event::{Body, ContextCompacted, Event, Reasoning, Role, Stream, Text, ToolOutput};
 use minicode_output::pipeline::Stages;
 use minicode_output::projection::{render, Mode, Options};
 use minicode_output::provider::Provider;
+use minicode_output::scrub::stream::Pauses;
 use minicode_output::scrub::Scrubber;
 use proptest::prelude::*;
 use serde::Deserialize;
@@ -41,7 +44,10 @@ fn caught() -> &'static [Secret] {
 fn written(events: &[Event]) -> (String, String) {
     let mut joined = String::new();
     for e in events {
-        if let Body::Text(Text { delta, .. }) | Body::Reasoning(Reasoning { delta }) = &e.body {
+        if let Body::Text(Text { delta, .. })
+        | Body::Reasoning(Reasoning { delta })
+        | Body::ToolOutput(ToolOutput { delta, .. }) = &e.body
+        {
             joined.push_str(delta);
         }
     }
@@ -53,7 +59,7 @@ fn leaks<'a>(x: &'a Secret, outputs: &[&str]) -> Option<&'a str> {
 }
 
 /// Cut points of `text` on character boundaries, `pieces` giving the lengths in turn.
-fn cut(text: &str, lengths: &[usize]) -> Vec<String> {
+pub(crate) fn cut(text: &str, lengths: &[usize]) -> Vec<String> {
     let (mut out, mut at, mut i) = (Vec::new(), 0, 0);
     while at < text.len() {
         let mut end = (at + lengths[i % lengths.len()].max(1)).min(text.len());
@@ -73,7 +79,7 @@ fn a_secret_split_in_two_at_every_position_is_redacted() {
     let mut cases = 0;
     let mut missed = Vec::new();
     // One set of stages for every case: deciding at the end leaves nothing held.
-    let mut stages = Stages::new(1 << 20);
+    let mut stages = Stages::new(1 << 20, Pauses::Wait);
     for x in corpus {
         for at in (1..x.text.len()).filter(|&i| x.text.is_char_boundary(i)) {
             // Text and thinking take the positions in turn: the same stages serve both.
@@ -99,8 +105,72 @@ fn a_secret_split_in_two_at_every_position_is_redacted() {
     assert!(missed.is_empty(), "{} leaked, first: {}", missed.len(), missed[0]);
 }
 
+/// The delta of one kind of stream (`kind` 0: text, 1: thinking, 2: tool output), holding `d`.
+fn delta(kind: usize, d: &str) -> Body {
+    let d = d.to_owned();
+    match kind % 3 {
+        0 => Body::Text(Text { delta: d, role: Role::Assistant }),
+        1 => Body::Reasoning(Reasoning { delta: d }),
+        _ => Body::ToolOutput(ToolOutput { tool_call_id: "call_1".into(), stream: Stream::Stdout, delta: d }),
+    }
+}
+
+/// Canonical events, not scrubbed, of session `session`: `pieces` as deltas of one stream
+/// of `kind` (see [`delta`]), then an event that ends the block.
+pub(crate) fn unscrubbed(session: &str, pieces: &[String], kind: usize) -> Vec<Event> {
+    let mut events: Vec<Event> = pieces
+        .iter()
+        .map(|p| delta(kind, p))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .chain([Body::ContextCompacted(ContextCompacted { reason: "auto".into() })])
+        .enumerate()
+        .map(|(i, body)| event(i as u64 + 1, body))
+        .collect();
+    for e in &mut events {
+        e.session_id = session.to_owned();
+        e.event_id = e.event_id.replacen("s1", session, 1);
+    }
+    events
+}
+
+/// `events` through the `scrub` binary, read back.
+fn through_scrub(events: &[Event]) -> Vec<Event> {
+    let input: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    let out = run("scrub", &[], input.as_bytes());
+    let out: Vec<Event> = String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ids = |es: &[Event]| es.iter().map(|e| e.event_id.clone()).collect::<Vec<_>>();
+    assert_eq!(ids(&out), ids(events), "scrub kept every event, in order");
+    out
+}
+
+#[test]
+fn a_secret_split_in_two_at_every_position_is_redacted_by_scrub() {
+    let corpus = caught();
+    // Every case in one run of the binary, each in a session of its own.
+    let mut cases = Vec::new();
+    for (i, x) in corpus.iter().enumerate() {
+        for at in (1..x.text.len()).filter(|&i| x.text.is_char_boundary(i)) {
+            let pieces = [x.text[..at].to_owned(), x.text[at..].to_owned()];
+            cases.push((x, at, unscrubbed(&format!("c{i}-{at}"), &pieces, at)));
+        }
+    }
+    let input: Vec<Event> = cases.iter().flat_map(|(_, _, events)| events.iter().cloned()).collect();
+    let mut out = through_scrub(&input).into_iter();
+    let mut missed = Vec::new();
+    for (x, at, events) in &cases {
+        let got: Vec<Event> = out.by_ref().take(events.len()).collect();
+        let (joined, json) = written(&got);
+        if let Some(s) = leaks(x, &[&joined, &json]) {
+            missed.push(format!("{s:?} split at {at} of {:?}", x.text));
+        }
+    }
+    eprintln!("scrub, split in two: {} cases over {} secrets, {} leaked", cases.len(), corpus.len(), missed.len());
+    assert!(missed.is_empty(), "{} leaked, first: {}", missed.len(), missed[0]);
+}
+
 /// A Claude run streaming `pieces` as text, or thinking, deltas with partial messages on.
-fn claude(pieces: &[String], thinking: bool) -> String {
+pub(crate) fn claude(pieces: &[String], thinking: bool) -> String {
     let (block, kind, field) =
         if thinking { ("thinking", "thinking_delta", "thinking") } else { ("text", "text_delta", "text") };
     let mut lines = vec![
@@ -173,5 +243,15 @@ proptest! {
         let mut outputs = vec![joined.as_str(), json.as_str()];
         outputs.extend(rendered.iter().map(String::as_str));
         prop_assert!(leaks(x, &outputs).is_none(), "{:?} leaked from {pieces:?}", leaks(x, &outputs));
+    }
+
+    #[test]
+    fn a_secret_in_small_canonical_deltas_never_leaks_through_scrub(which in 0usize..10_000, lengths in prop::collection::vec(1usize..9, 1..6), kind in 0usize..3) {
+        let corpus = caught();
+        let x = &corpus[which % corpus.len()];
+        let pieces = cut(&x.text, &lengths);
+        let events = through_scrub(&unscrubbed("p1", &pieces, kind));
+        let (joined, json) = written(&events);
+        prop_assert!(leaks(x, &[&joined, &json]).is_none(), "{:?} leaked from {pieces:?}", leaks(x, &[&joined, &json]));
     }
 }

@@ -17,6 +17,7 @@ use crate::event::{Body, ErrorCategory, Event, RawReason};
 use crate::io::{Line, LineWriter, Source, Sources, Unreadable};
 use crate::pipeline::Stages;
 use crate::provider::{Normalizer, Provider};
+use crate::scrub::stream::Pauses;
 
 /// Turn any supported agent's output into canonical minicode.output.v1 JSONL.
 ///
@@ -68,7 +69,8 @@ Exit status:
     ", the summary last
 
 With SOURCE_DATE_EPOCH set, timestamps the provider does not give are that instant, so
-the same input always gives byte-identical output."
+the same input always gives byte-identical output. The last words of a streamed message
+then wait for its next delta or the end of its block, not for a pause of the input."
 );
 
 /// `--from`: a provider, or `auto`.
@@ -119,8 +121,9 @@ impl Command for Args {
     fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
         let diag = Diagnostics::new(Self::NAME);
-        let mut stages = Stages::new(self.max_bytes);
-        let norm = Normalizer::new(self.from.0, Clock::from_env(), self.max_bytes);
+        let clock = Clock::from_env();
+        let mut stages = Stages::new(self.max_bytes, Pauses::for_clock(clock));
+        let norm = Normalizer::new(self.from.0, clock, self.max_bytes);
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let (back, written) = std::sync::mpsc::sync_channel(2);
         let (sources, max_line) = (sources.clone(), self.line_limit.max_line_bytes);
@@ -160,7 +163,7 @@ impl Command for Args {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
         }
         // The summary counts every redaction: what is held is decided and written first.
-        stages.pause(&mut out)?;
+        stages.end(&mut out)?;
         let summary = norm.finish(stages.redactions().clone());
         for note in norm.take_diagnostics() {
             diag.say(&note);
@@ -176,7 +179,7 @@ impl Command for Args {
             }
         }
         stages.write(summary, &mut out)?;
-        stages.pause(&mut out)?;
+        stages.end(&mut out)?;
         out.flush()?;
         std::io::stderr().flush().ok();
         diag.outcome(rejected)

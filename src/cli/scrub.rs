@@ -7,10 +7,12 @@ use std::io::Write;
 use clap::Parser;
 
 use super::{Command, CommonArgs, Diagnostics, Outcome};
+use crate::engine::clock::Clock;
 use crate::event::{Body, Event};
-use crate::io::{is_blank, read_lines, LineWriter, Sources};
-use crate::scrub::json::{classify, LineKind};
+use crate::io::{each_line, is_blank, read_lines, Line, LineSink, LineWriter, Source, Sources, Unreadable};
+use crate::scrub::json::{canonical_type, classify, event_type, LineKind};
 use crate::scrub::rules::RULES;
+use crate::scrub::stream::{Delta, Holder, Pauses};
 use crate::scrub::text::TextScrubber;
 use crate::scrub::Scrubber;
 
@@ -20,8 +22,11 @@ use crate::scrub::Scrubber;
 /// such as `[REDACTED:github-token]`, ANSI/OSC sequences and control characters other than
 /// newline and tab are removed, a `\r` progress line keeps its final state. Lines that are
 /// not events are scrubbed as text and passed through; nothing is dropped or reordered, and
-/// scrubbing twice gives the same output as scrubbing once. A `summary` record's
-/// `input.redactions` is raised by what this run redacted before it.
+/// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
+/// of one stream (a message's text or thinking, a tool's output) is redacted whole: the
+/// unfinished tail of a delta waits for the stream's next delta, its block's end or a pause
+/// of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
+/// `summary` record's `input.redactions` is raised by what this run redacted before it.
 #[derive(Debug, Parser)]
 #[command(name = "scrub", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -76,27 +81,30 @@ impl Command for Args {
         }
         let diag = Diagnostics::new(Self::NAME);
         let mut run = Run { scrubber: Scrubber::new(), diag: &diag, rejected: false, at_summary: BTreeMap::new() };
-        let mut text = TextScrubber::new();
-        read_lines(
-            sources,
-            self.line_limit.max_line_bytes,
-            &mut out,
-            |u| diag.unreadable(u),
-            |n, line, out| {
-                let (line, oversized) = line.into_text();
-                if let Some(bytes) = oversized {
-                    run.reject(&oversized_message(n, bytes, line.len()));
-                }
-                if self.text {
-                    text.line(&mut run.scrubber, &line, |s| out.write_line(s))?;
-                } else {
-                    run.jsonl_line(n, &line, out.line_buf())?;
-                    out.end_line()?;
-                }
-                Ok(())
-            },
-        )?;
-        text.finish(&mut run.scrubber, |s| out.write_line(s))?;
+        if self.text {
+            let mut text = TextScrubber::new();
+            read_lines(
+                sources,
+                self.line_limit.max_line_bytes,
+                &mut out,
+                |u| diag.unreadable(u),
+                |n, line, out| {
+                    let (line, oversized) = line.into_text();
+                    if let Some(bytes) = oversized {
+                        run.reject(&oversized_message(n, bytes, line.len()));
+                    }
+                    Ok(text.line(&mut run.scrubber, &line, |s| out.write_line(s))?)
+                },
+            )?;
+            text.finish(&mut run.scrubber, |s| out.write_line(s))?;
+        } else {
+            let pauses = Pauses::for_clock(Clock::from_env());
+            let mut sink = Jsonl { run, out: &mut out, n: 0, streams: Holder::new(pauses), ready: Vec::new() };
+            each_line(sources, self.line_limit.max_line_bytes, &mut sink)?;
+            sink.streams.decide_all(&mut sink.ready);
+            sink.write_ready()?;
+            run = sink.run;
+        }
         out.flush()?;
         if self.stats {
             print_stats(run.scrubber.counts());
@@ -109,6 +117,111 @@ impl Command for Args {
 /// The message for a line over `--max-line-bytes` (shared with `truncate`).
 pub(super) fn oversized_message(n: u64, bytes: u64, kept: usize) -> String {
     format!("line {n}: {bytes} bytes is over --max-line-bytes; only its first {kept} bytes are kept")
+}
+
+/// A line waiting behind the held tail of a stream (see [`Holder`]): a delta event is read,
+/// so that text can move between it and the stream's next delta.
+struct Waiting {
+    n: u64,
+    line: String,
+    delta: Option<Event>,
+    /// False for a usage report or a blank line, which do not end a stream's block.
+    ends: bool,
+    /// The holder moved text in or out of `delta`: the line is written anew from it.
+    moved: bool,
+}
+
+impl Waiting {
+    fn new(n: u64, line: String) -> Waiting {
+        // A line that is JSON only once its control bytes are gone is read as the next pass
+        // will read it, so that scrubbing twice gives what scrubbing once gives.
+        let cleaned = crate::scrub::control::clean(&line);
+        let type_name = event_type(&cleaned);
+        let ends = type_name.as_deref() != Some("usage") && !is_blank(&line);
+        let delta = matches!(type_name.as_deref(), Some("text" | "reasoning" | "tool.output"))
+            .then(|| Event::from_json(&cleaned, true).ok())
+            .flatten();
+        Waiting { n, line, delta, ends, moved: false }
+    }
+}
+
+impl Delta for Waiting {
+    fn stream(&self) -> Option<String> {
+        self.delta.as_ref()?.stream()
+    }
+
+    fn ends_blocks(&self) -> bool {
+        self.ends
+    }
+
+    fn delta_mut(&mut self) -> &mut String {
+        self.delta.as_mut().expect("only a delta has a stream").delta_mut()
+    }
+
+    fn touched(&mut self) {
+        self.moved = true;
+    }
+}
+
+/// Canonical JSONL through the holder of delta streams, then scrubbed line by line.
+struct Jsonl<'a, 'd, W: Write> {
+    run: Run<'d>,
+    out: &'a mut LineWriter<W>,
+    n: u64,
+    streams: Holder<Waiting>,
+    ready: Vec<Waiting>,
+}
+
+impl<W: Write> Jsonl<'_, '_, W> {
+    fn write_ready(&mut self) -> anyhow::Result<()> {
+        for w in std::mem::take(&mut self.ready) {
+            let line = match (&w.delta, w.moved) {
+                (Some(event), true) => serde_json::to_string(event)?,
+                _ => w.line,
+            };
+            self.run.jsonl_line(w.n, &line, self.out.line_buf())?;
+            self.out.end_line()?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> LineSink for Jsonl<'_, '_, W> {
+    fn begin(&mut self, _: &Source, flush: bool) -> anyhow::Result<bool> {
+        if flush {
+            self.idle()?;
+        }
+        Ok(true)
+    }
+
+    fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool> {
+        self.n += 1;
+        let (line, oversized) = line.into_text();
+        if let Some(bytes) = oversized {
+            self.run.reject(&oversized_message(self.n, bytes, line.len()));
+        }
+        // The common case, nothing held and no delta: the line is scrubbed as it is.
+        let plain = canonical_type(&line).is_some_and(|t| !matches!(t, "text" | "reasoning" | "tool.output"));
+        if plain && self.streams.is_empty() {
+            self.run.jsonl_line(self.n, &line, self.out.line_buf())?;
+            self.out.end_line()?;
+        } else {
+            self.streams.push(Waiting::new(self.n, line.into_owned()), &mut self.ready);
+            self.write_ready()?;
+        }
+        Ok(true)
+    }
+
+    fn idle(&mut self) -> anyhow::Result<bool> {
+        self.streams.pause(&mut self.ready);
+        self.write_ready()?;
+        self.out.flush()?;
+        Ok(true)
+    }
+
+    fn unreadable(&mut self, u: Unreadable) {
+        self.run.diag.unreadable(u);
+    }
 }
 
 /// The state of one run over canonical JSONL.
@@ -191,17 +304,11 @@ impl Run<'_> {
     }
 }
 
-/// The kind of a line as `normalize` writes events (`{"schema":"minicode.output.v1","eventId":…,
-/// "type":…`), told without parsing it; `None` for any other spelling. Only used for lines
-/// passed through unchanged, so a full parse is spent only where strings are rewritten.
+/// The kind of a line as `normalize` writes events, told without parsing it ([`canonical_type`]);
+/// `None` for any other spelling. Only used for lines passed through unchanged, so a full
+/// parse is spent only where strings are rewritten.
 fn canonical_kind(line: &str) -> Option<LineKind> {
-    let rest = line.strip_prefix("{\"schema\":\"minicode.output.v1\",\"eventId\":\"")?;
-    if !line.ends_with('}') {
-        return None;
-    }
-    let after_id = &rest[memchr::memchr(b'"', rest.as_bytes())? + 1..];
-    let type_name = after_id.strip_prefix(",\"type\":\"")?;
-    Some(LineKind::Event { summary: type_name.starts_with("summary\"") })
+    canonical_type(line).map(|t| LineKind::Event { summary: t == "summary" })
 }
 
 fn print_stats(counts: &BTreeMap<String, u64>) {

@@ -228,6 +228,17 @@ impl Detector {
         Some(b.len() - longest)
     }
 
+    /// The leads of the rules whose matches begin with a known literal, for a scan that
+    /// follows a stream ([`Leads::advance`]).
+    pub fn leads(&self) -> &Leads {
+        &self.leads
+    }
+
+    /// The length of the longest anchor literal.
+    pub fn longest_literal(&self) -> usize {
+        self.verifier.max_pattern_len()
+    }
+
     /// Where the earliest match that the text after `text` could still complete begins,
     /// for the rules whose matches begin with a known literal (see [`Leads`]).
     pub fn open_match_from(&self, text: &str) -> Option<usize> {

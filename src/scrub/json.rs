@@ -31,6 +31,32 @@ struct Probe<'a> {
     type_name: Option<Cow<'a, str>>,
 }
 
+/// The type of the event on `line` as `normalize` writes events
+/// (`{"schema":"minicode.output.v1","eventId":…,"type":…`), told without parsing it; `None`
+/// for any other spelling.
+pub fn canonical_type(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("{\"schema\":\"minicode.output.v1\",\"eventId\":\"")?;
+    if !line.ends_with('}') {
+        return None;
+    }
+    let after_id = &rest[memchr::memchr(b'"', rest.as_bytes())? + 1..];
+    let type_name = after_id.strip_prefix(",\"type\":\"")?;
+    let type_name = &type_name[..memchr::memchr(b'"', type_name.as_bytes())?];
+    // An escape would need decoding: that spelling is left to a parse.
+    (!type_name.contains('\\')).then_some(type_name)
+}
+
+/// The type of the event on `line`, however it is spelled; `None` when it is not an event.
+pub fn event_type(line: &str) -> Option<Cow<'_, str>> {
+    if let Some(t) = canonical_type(line) {
+        return Some(Cow::Borrowed(t));
+    }
+    match serde_json::from_str::<Probe<'_>>(line) {
+        Ok(p) if p.schema.as_deref() == Some(SCHEMA) => p.type_name,
+        _ => None,
+    }
+}
+
 /// Parses `line` just enough to tell an event from other JSON and from text.
 pub fn classify(line: &str) -> LineKind {
     match serde_json::from_str::<Probe<'_>>(line) {

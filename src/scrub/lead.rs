@@ -12,6 +12,7 @@ use std::sync::Mutex;
 
 use aho_corasick::AhoCorasick;
 use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::hybrid::LazyStateID;
 use regex_automata::nfa::thompson;
 use regex_automata::{Anchored, Input};
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
@@ -61,36 +62,139 @@ impl Leads {
     /// Where the earliest match of a rule with leads that is still under way at the end of
     /// `text` (a match the next bytes could continue) begins.
     pub fn open_match_from(&self, text: &str) -> Option<usize> {
-        let mut starts: Vec<usize> = self.literals.find_overlapping_iter(text).map(|m| m.start()).collect();
-        if starts.is_empty() {
-            return None;
-        }
-        starts.sort_unstable();
-        starts.dedup();
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        starts.into_iter().find(|&p| self.open_at(&mut cache, text, p))
+        let mut walks = Walks::default();
+        self.advance(&mut walks, text, 0);
+        self.earliest_open(&walks)
     }
 
-    /// True when the DFA, started anchored at `p`, is still alive at the end of `text`.
-    fn open_at(&self, cache: &mut Cache, text: &str, p: usize) -> bool {
-        let input = Input::new(text).range(p..).anchored(Anchored::Yes);
-        let Ok(mut sid) = self.dfa.start_state_forward(cache, &input) else { return true };
-        for &b in &text.as_bytes()[p..] {
-            match self.dfa.next_state(cache, sid, b) {
-                Ok(next) => sid = next,
-                // The cache gave up: hold, as for a match under way.
-                Err(_) => return true,
-            }
-            if sid.is_dead() {
-                return false;
-            }
-            if sid.is_quit() {
-                return true;
+    /// Walks the DFA of `walks` (over `text[..new]`) through the bytes of `text` from `new`,
+    /// and from the leads that end there: each new byte is stepped once per live state,
+    /// not once per lead behind it.
+    pub fn advance(&self, walks: &mut Walks, text: &str, new: usize) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let clears = cache.clear_count();
+        let mut next = match walks.clears == clears {
+            true => self.walk_all(&mut cache, &walks.walks, text, new),
+            // The states the walks reached went with the cache that held them: the text is
+            // walked again from its leads.
+            false => self.walk_all(&mut cache, &[], text, 0),
+        };
+        if cache.clear_count() != clears {
+            // Cleared during the walks: the states reached before are gone too.
+            let clears = cache.clear_count();
+            next = self.walk_all(&mut cache, &[], text, 0);
+            if cache.clear_count() != clears {
+                // Again: every walk is held, as a match under way.
+                next.iter_mut().for_each(|w| w.1 = None);
             }
         }
-        // A match state reports the match of the byte before it, with or without threads
-        // still going: the match is open when some next byte keeps one going.
-        !sid.is_match() || (0..=255u8).any(|b| self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead()))
+        walks.walks = next;
+        walks.clears = cache.clear_count();
+    }
+
+    /// The walks `from` (over `text[..new]`) stepped through `text[new..]`, and the walks
+    /// from the leads that end there, at most one per state (the earliest), by start.
+    fn walk_all(
+        &self,
+        cache: &mut Cache,
+        from: &[(usize, Option<LazyStateID>)],
+        text: &str,
+        new: usize,
+    ) -> Vec<(usize, Option<LazyStateID>)> {
+        let bytes = text.as_bytes();
+        let mut next = Vec::with_capacity(from.len() + 4);
+        let clears = cache.clear_count();
+        for &(start, state) in from {
+            if cache.clear_count() != clears {
+                // The states left are gone with the cache: the caller walks again.
+                break;
+            }
+            if let Some(state) = state.map_or(Some(None), |sid| self.walk(cache, sid, &bytes[new..])) {
+                next.push((start, state));
+            }
+        }
+        let lo = new.saturating_sub(LEAD_LEN - 1);
+        for m in self.literals.find_overlapping_iter(aho_corasick::Input::new(text).span(lo..text.len())) {
+            let input = Input::new(text).range(m.start()..).anchored(Anchored::Yes);
+            let state = match self.dfa.start_state_forward(cache, &input) {
+                Ok(sid) => self.walk(cache, sid, &bytes[m.start()..]),
+                Err(_) => Some(None),
+            };
+            if let Some(state) = state {
+                next.push((m.start(), state));
+            }
+        }
+        // Walks in one state go on alike: the earliest start of each is kept.
+        next.sort_unstable_by_key(|&(start, _)| start);
+        let mut seen = Vec::with_capacity(next.len());
+        next.retain(|&(_, state)| {
+            let first = !seen.contains(&state);
+            seen.push(state);
+            first
+        });
+        next
+    }
+
+    /// Steps `sid` through `bytes`: `None` when the walk dies, `Some(None)` when the DFA
+    /// gives up (held, as a match under way), else the state reached.
+    fn walk(&self, cache: &mut Cache, mut sid: LazyStateID, bytes: &[u8]) -> Option<Option<LazyStateID>> {
+        for &b in bytes {
+            match self.dfa.next_state(cache, sid, b) {
+                Ok(next) => sid = next,
+                Err(_) => return Some(None),
+            }
+            if sid.is_dead() {
+                return None;
+            }
+            if sid.is_quit() {
+                return Some(None);
+            }
+        }
+        Some(Some(sid))
+    }
+
+    /// Where the earliest walk of `walks` that the next bytes could still continue begins.
+    pub fn earliest_open(&self, walks: &Walks) -> Option<usize> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let valid = walks.clears == cache.clear_count();
+        walks
+            .walks
+            .iter()
+            .find(|&&(_, state)| match state {
+                // A walk whose state went with the cache is held, as a match under way.
+                Some(sid) if valid => self.is_open(&mut cache, sid),
+                _ => true,
+            })
+            .map(|&(start, _)| start)
+    }
+
+    /// True when some next byte keeps a walk in state `sid` going. A match state reports
+    /// the match of the byte before it, with or without threads still going.
+    fn is_open(&self, cache: &mut Cache, sid: LazyStateID) -> bool {
+        let clears = cache.clear_count();
+        // Once the cache is cleared `sid` is gone: held, as open.
+        !sid.is_match()
+            || (0..=255u8).any(|b| {
+                cache.clear_count() != clears || self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead())
+            })
+    }
+}
+
+/// The DFA walks from the leads of a text being streamed (see [`Leads::advance`]), at most
+/// one per state; positions are in the text.
+#[derive(Debug, Clone, Default)]
+pub struct Walks {
+    /// Each walk's start and state, by start; no state when the DFA gave up on it.
+    walks: Vec<(usize, Option<LazyStateID>)>,
+    /// How often the DFA's cache had been cleared when the states were reached.
+    clears: usize,
+}
+
+impl Walks {
+    /// The text loses its first `n` bytes: a walk that began in them begins at its start
+    /// now (held from there, which is more than a scan of what is left would hold).
+    pub fn shift(&mut self, n: usize) {
+        self.walks.iter_mut().for_each(|(start, _)| *start = start.saturating_sub(n));
     }
 }
 

@@ -6,8 +6,10 @@
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
 //! until the stream's next delta, an event that ends the stream's block (anything but a
-//! delta or a usage report), or a pause of the input ([`Holder::decide_all`]) decides it.
-//! The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
+//! delta or a usage report), or a pause of the input ([`Holder::pause`]) decides it, unless
+//! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
+//! timing, so then only the stream's next delta, its block's end or the end of the input
+//! decide, and the same input gives the same bytes however it arrives. The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
 //! [`MAX_WAITING`]. Text only moves from an event to a later one of the same stream when a
 //! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
 //! event whose text all moved on keeps an empty delta (its id and provenance stay).
@@ -15,7 +17,9 @@
 use std::collections::{HashMap, VecDeque};
 
 use super::detect::Detector;
+use super::lead::Walks;
 use crate::bound::ceil_boundary;
+use crate::engine::clock::Clock;
 use crate::event::{Body, Event, Role, Stream};
 
 /// The longest tail held for a stream: longer than a 4096-bit RSA key in PEM and than the
@@ -32,28 +36,96 @@ pub const MAX_WAITING: usize = 256;
 /// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
 /// at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
-    let floor = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
-    let window = &text[floor..];
-    let run = window.trim_end_matches(|c: char| !c.is_whitespace()).len();
-    let mut from = run;
-    let detector = Detector::global();
-    if let Some(p) = detector.partial_anchor_at_end(window) {
-        // An anchor with a space in it starts before the last run: hold from its own run.
-        from = from.min(window[..p].trim_end_matches(|c: char| !c.is_whitespace()).len());
+    Scan::default().hold_from(text, 0)
+}
+
+/// Bytes before a delta looked at again with it, for what may begin in the tail and end in
+/// the delta: an anchor literal, also spelled with escapes or invisible characters between
+/// its letters (then a longer one could be missed), a `-----BEGIN` or `-----END`.
+const REACH: usize = 256;
+
+/// What [`hold_from`] found in a held tail, so that with the next delta only the delta
+/// and [`REACH`] bytes before it are looked at, not the whole tail again: the cost of a
+/// delta is its length and a constant, however long the tail. Positions are in the text.
+#[derive(Debug, Clone, Default)]
+pub struct Scan {
+    /// Where the last line starts.
+    line: usize,
+    /// The last line holds an anchor.
+    anchored: bool,
+    /// Where the last run of non-white-space starts.
+    run: usize,
+    /// The DFA walks of the rules with leads.
+    walks: Walks,
+    /// An unfinished PEM block: where its `-----BEGIN` line starts, and the `-----BEGIN`.
+    pem: Option<(usize, usize)>,
+}
+
+impl Scan {
+    /// Where the held tail of `text` starts ([`hold_from`]), given that this scan has seen
+    /// `text[..seen]`; then this scan has seen all of `text`.
+    pub fn hold_from(&mut self, text: &str, seen: usize) -> usize {
+        let detector = Detector::global();
+        let b = text.as_bytes();
+        let back = |n: usize| ceil_boundary(text, seen.saturating_sub(n));
+        let near = back(b"-----BEGIN".len() - 1).max(self.pem.map_or(0, |(_, begin)| begin + 1));
+        if let Some(begin) = memchr::memmem::rfind(&b[near..], b"-----BEGIN").map(|i| near + i) {
+            // No line ends in the last line of what was seen, nor inside the `-----BEGIN`.
+            let lo = self.line.max(seen.min(begin));
+            self.pem = Some((memchr::memrchr(b'\n', &b[lo..begin]).map_or(self.line, |i| lo + i + 1), begin));
+        }
+        if let Some((_, begin)) = self.pem {
+            let near = back(b"-----END".len() - 1).max(begin);
+            if memchr::memmem::find(&b[near..], b"-----END").is_some() {
+                self.pem = None;
+            }
+        }
+        if let Some(i) = text[seen..].rfind(char::is_whitespace) {
+            self.run = seen + i + text[seen + i..].chars().next().map_or(1, char::len_utf8);
+        }
+        match memchr::memrchr(b'\n', &b[seen..]) {
+            Some(i) => {
+                self.line = seen + i + 1;
+                self.anchored = detector.may_match(&text[self.line..]);
+            }
+            None if !self.anchored => self.anchored = detector.may_match(&text[self.line.max(back(REACH))..]),
+            None => {}
+        }
+        detector.leads().advance(&mut self.walks, text, seen);
+        let mut from = self.run;
+        let end = ceil_boundary(text, text.len().saturating_sub(detector.longest_literal()));
+        if let Some(p) = detector.partial_anchor_at_end(&text[end..]).map(|p| end + p) {
+            // An anchor with a space in it starts before the last run: hold from its own run.
+            let lo = ceil_boundary(text, p.saturating_sub(REACH));
+            from = from.min(match text[lo..p].rfind(char::is_whitespace) {
+                _ if p >= self.run => self.run,
+                Some(i) => lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8),
+                None => 0,
+            });
+        }
+        if self.anchored {
+            from = from.min(self.line);
+        }
+        if let Some(p) = detector.leads().earliest_open(&self.walks) {
+            from = from.min(p);
+        }
+        if let Some((line, _)) = self.pem {
+            from = from.min(line);
+        }
+        from.max(ceil_boundary(text, text.len().saturating_sub(MAX_HOLD)))
     }
-    let line = memchr::memrchr(b'\n', window.as_bytes()).map_or(0, |i| i + 1);
-    if line < from && detector.may_match(&window[line..]) {
-        from = line;
-    }
-    if let Some(p) = detector.open_match_from(window) {
-        from = from.min(p);
-    }
-    if let Some(begin) = memchr::memmem::rfind(window.as_bytes(), b"-----BEGIN") {
-        if memchr::memmem::find(&window.as_bytes()[begin..], b"-----END").is_none() {
-            from = from.min(memchr::memrchr(b'\n', &window.as_bytes()[..begin]).map_or(0, |i| i + 1));
+
+    /// The text loses its first `n` bytes (they were decided): what began in them begins
+    /// at the start now, which holds at least what a scan of the rest would hold.
+    pub fn shift(&mut self, n: usize) {
+        self.line = self.line.saturating_sub(n);
+        self.run = self.run.saturating_sub(n);
+        self.walks.shift(n);
+        if let Some((line, begin)) = &mut self.pem {
+            *line = line.saturating_sub(n);
+            *begin = begin.saturating_sub(n);
         }
     }
-    floor + from
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
@@ -109,11 +181,34 @@ impl Delta for Event {
     }
 }
 
+/// What a pause of the input does to the held tails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pauses {
+    /// A pause decides them, so nothing waits on a silent pipe; where a stream's text is cut
+    /// between its events then depends on when the input paused.
+    Decide,
+    /// They wait for the stream's next delta, its block's end or the end of the input, so
+    /// the output bytes depend on the input alone: reproducible mode trades that latency.
+    Wait,
+}
+
+impl Pauses {
+    /// `Wait` when the clock is fixed (`SOURCE_DATE_EPOCH`: the output must be
+    /// reproducible), else `Decide`.
+    pub fn for_clock(clock: Clock) -> Pauses {
+        match clock {
+            Clock::Fixed(_) => Pauses::Wait,
+            Clock::System => Pauses::Decide,
+        }
+    }
+}
+
 /// An item waiting to be written.
 struct Slot<T> {
     item: T,
-    /// For the open (last) delta of its stream: its stream and where its undecided tail starts.
-    open: Option<(String, usize)>,
+    /// For the open (last) delta of its stream: its stream, where its undecided tail starts,
+    /// and what the scan of that tail found (its positions in the tail).
+    open: Option<(String, usize, Scan)>,
 }
 
 /// Holds back the undecided tails of delta streams; see the module doc.
@@ -123,18 +218,13 @@ pub struct Holder<T> {
     open: HashMap<String, u64>,
     /// How many slots have left the queue.
     popped: u64,
-}
-
-impl<T> Default for Holder<T> {
-    fn default() -> Self {
-        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0 }
-    }
+    pauses: Pauses,
 }
 
 impl<T: Delta> Holder<T> {
-    /// An empty holder.
-    pub fn new() -> Holder<T> {
-        Holder::default()
+    /// An empty holder, whose [`Holder::pause`] does as `pauses` says.
+    pub fn new(pauses: Pauses) -> Holder<T> {
+        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, pauses }
     }
 
     /// True when nothing waits.
@@ -157,19 +247,26 @@ impl<T: Delta> Holder<T> {
             }
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
+                let (mut scan, mut seen) = (Scan::default(), 0);
                 if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];
-                    let (_, cut) = prev.open.take().expect("an open stream's slot is open");
+                    let (_, cut, tail_scan) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
                     let mut joined = delta.split_off(cut);
+                    let tail = joined.len();
                     joined.push_str(&text);
-                    let decided = hold_from(&joined);
+                    scan = tail_scan;
+                    // Only the new text (and a little before it) is looked at: see `Scan`.
+                    let decided = scan.hold_from(&joined, tail);
+                    scan.shift(decided);
                     delta.push_str(&joined[..decided]);
                     prev.item.touched();
                     text = joined.split_off(decided);
+                    seen = text.len();
                     item.touched();
                 }
-                let cut = hold_from(&text);
+                let cut = scan.hold_from(&text, seen);
+                scan.shift(cut);
                 *item.delta_mut() = text;
                 if cut == item.delta_mut().len() && self.queue.is_empty() {
                     ready.push(item);
@@ -177,7 +274,7 @@ impl<T: Delta> Holder<T> {
                 }
                 let open = (cut < item.delta_mut().len()).then(|| {
                     self.open.insert(key.clone(), self.popped + self.queue.len() as u64);
-                    (key, cut)
+                    (key, cut, scan)
                 });
                 self.queue.push_back(Slot { item, open });
             }
@@ -188,8 +285,16 @@ impl<T: Delta> Holder<T> {
         self.pop_decided(ready);
     }
 
-    /// Decides every held tail (a pause of the input, or its end): appends every waiting
-    /// item to `ready`, in order.
+    /// The input pauses: with [`Pauses::Decide`], decides every held tail (see
+    /// [`Holder::decide_all`]); with [`Pauses::Wait`], does nothing.
+    pub fn pause(&mut self, ready: &mut Vec<T>) {
+        if self.pauses == Pauses::Decide {
+            self.decide_all(ready);
+        }
+    }
+
+    /// Decides every held tail (the input ends): appends every waiting item to `ready`,
+    /// in order.
     pub fn decide_all(&mut self, ready: &mut Vec<T>) {
         self.decide_open();
         self.pop_decided(ready);
@@ -202,7 +307,7 @@ impl<T: Delta> Holder<T> {
     }
 
     fn decide_front(&mut self) {
-        if let Some((key, _)) = self.queue.front_mut().and_then(|s| s.open.take()) {
+        if let Some((key, ..)) = self.queue.front_mut().and_then(|s| s.open.take()) {
             self.open.remove(&key);
         }
     }
