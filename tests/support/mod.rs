@@ -222,3 +222,23 @@ pub fn event(seq: u64, body: minicode_output::event::Body) -> minicode_output::e
         body,
     }
 }
+
+/// Provider captures as files, for a filter to read as operands: Claude's, then Codex's
+/// with a line over the default line limit (64 MiB) after its third line. Written once per
+/// test binary under `dir` in the target's temporary directory.
+pub fn provider_files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let claude = dir.join("claude.jsonl");
+    std::fs::write(&claude, read("claude/exit4.input.jsonl")).unwrap();
+    let codex = read("codex/exit4.input.jsonl");
+    let third = codex.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(2).unwrap().0 + 1;
+    let mut big = codex[..third].to_vec();
+    big.extend_from_slice(br#"{"type":"item.completed","item":{"id":"big","type":"agent_message","text":""#);
+    big.extend(std::iter::repeat_n(b'x', 65 << 20));
+    big.extend_from_slice(b"\"}}\n");
+    big.extend_from_slice(&codex[third..]);
+    let codex = dir.join("codex-oversized.jsonl");
+    std::fs::write(&codex, big).unwrap();
+    vec![claude, codex]
+}
