@@ -344,7 +344,7 @@ fn provider_output_is_normalized_first() {
     let files = provider_files("project-provider-files");
     let events = bin("normalize").args(&files).output().unwrap().stdout;
     let text = String::from_utf8_lossy(&events);
-    assert!(text.contains(r#""reason":"oversized""#) && text.contains("codex-oversized.jsonl"), "{text}");
+    assert!(text.contains(r#""reason":"oversized""#) && text.contains("codex-2.jsonl"), "{text}");
     for mode in ["jsonl", "normal", "verbose"] {
         let piped = project(&["--mode", mode], &events);
         let direct = bin("project").args(["--mode", mode]).args(&files).output().unwrap().stdout;
