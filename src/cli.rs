@@ -15,6 +15,7 @@ macro_rules! exit_stopped {
     };
 }
 
+mod canonical;
 pub mod handoff;
 pub mod normalize;
 pub mod project;

@@ -243,7 +243,19 @@ impl Inline {
         }
     }
 
-    /// Takes the next input line (blank ones too: they count for provenance).
+    /// The next input file begins: a new run, whose events' `rawRef` names `name`, as
+    /// `normalize` does when it reads several files.
+    pub fn begin_file(&mut self, name: &str) {
+        self.norm.begin_file(name);
+    }
+
+    /// An input could not be read, for the summary.
+    pub fn count_unreadable(&mut self) {
+        self.norm.count_unreadable();
+    }
+
+    /// Takes the next input line (blank ones too: they count for provenance; an oversized
+    /// one as [`Line::Oversized`], as `normalize` reads it).
     pub fn line(&mut self, line: Line<'_>) -> io::Result<()> {
         self.norm.line(line);
         for ev in self.norm.drain() {

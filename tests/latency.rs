@@ -28,10 +28,6 @@ struct Live {
 }
 
 impl Live {
-    fn start() -> Live {
-        Live::run("normalize", &[], None)
-    }
-
     /// `name` with `args`, and `SOURCE_DATE_EPOCH` set to `epoch` (unset without).
     fn run(name: &str, args: &[&str], epoch: Option<&str>) -> Live {
         let mut command = Command::new(assert_cmd::cargo::cargo_bin(name));
@@ -96,12 +92,18 @@ fn describe(event: &Value) -> String {
     format!("{} {}", event["type"].as_str().unwrap_or("?"), event["eventId"].as_str().unwrap_or("?"))
 }
 
-/// Replays fixture `case` line by line; see the module doc.
+/// Replays fixture `case` line by line into `normalize`; see the module doc.
 fn replay(case: &str) {
+    replay_into(case, "normalize", &[]);
+}
+
+/// Replays fixture `case` line by line into the filter `name args`, which writes canonical
+/// events; see the module doc.
+fn replay_into(case: &str, name: &str, args: &[&str]) {
     let input = String::from_utf8(read(&format!("{case}.input.jsonl"))).expect("UTF-8 fixture");
     let golden = json_lines(&read(&format!("{case}.events.jsonl")));
     let (summary, events) = golden.split_last().expect("a golden file ends with its summary");
-    let mut live = Live::start();
+    let mut live = Live::run(name, args, None);
     let mut expected = events.iter().peekable();
     for (i, line) in input.lines().enumerate() {
         let n = i as u64 + 1;
@@ -124,7 +126,7 @@ fn replay(case: &str) {
     let got = live.next().unwrap_or_else(|why| panic!("{case}: stdin closed, waiting for the summary: {why}"));
     assert_eq!(describe(&got), describe(summary), "{case}: at the end of input");
     assert!(live.next().is_err(), "{case}: nothing after the summary");
-    assert!(live.child.wait().expect("normalize exits").success(), "{case}: normalize exit status");
+    assert!(live.child.wait().expect("the filter exits").success(), "{case}: {name} exit status");
 }
 
 #[test]
@@ -140,6 +142,15 @@ fn claude_tool_calls_are_answered_line_by_line() {
 #[test]
 fn codex_tool_calls_are_answered_line_by_line() {
     replay("codex/exit4");
+}
+
+/// `project` reading provider output is as live as `normalize | project`: the tails of
+/// streamed text held back by the stages go out when the input pauses.
+#[test]
+fn project_reading_provider_output_answers_line_by_line() {
+    for case in ["claude/text-partial", "claude/exit4", "codex/exit4"] {
+        replay_into(case, "project", &["--mode", "jsonl"]);
+    }
 }
 
 /// A file before a silent pipe: what the file gave is written before the filter waits on the

@@ -340,6 +340,16 @@ fn provider_output_is_normalized_first() {
             assert!(piped == direct, "{case} --mode {mode}: project of the capture differs from normalize | project");
         }
     }
+    // Several files, one with an oversized line: a run per file, the line kept as `raw`.
+    let files = provider_files("project-provider-files");
+    let events = bin("normalize").args(&files).output().unwrap().stdout;
+    let text = String::from_utf8_lossy(&events);
+    assert!(text.contains(r#""reason":"oversized""#) && text.contains("codex-2.jsonl"), "{text}");
+    for mode in ["jsonl", "normal", "verbose"] {
+        let piped = project(&["--mode", mode], &events);
+        let direct = bin("project").args(["--mode", mode]).args(&files).output().unwrap().stdout;
+        assert!(piped == direct, "--mode {mode}: project of two files differs from normalize | project");
+    }
     let strict = bin("project").arg("--strict").write_stdin(read("codex/exit4.input.jsonl")).output().unwrap();
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));

@@ -443,6 +443,16 @@ fn provider_output_is_normalized_first() {
             assert!(piped.stdout == direct.stdout, "{case} --format {format}: differs from normalize | summarize");
         }
     }
+    // Several files, one with an oversized line: a run per file, the line counted.
+    let files = provider_files("summarize-provider-files");
+    let events = bin("normalize").args(&files).output().unwrap().stdout;
+    for (format, _) in FORMATS {
+        let piped = summarize(&["--format", format], &events);
+        let direct = bin("summarize").args(["--format", format]).args(&files).output().unwrap();
+        assert!(piped.stdout == direct.stdout, "--format {format}: two files differ from normalize | summarize");
+    }
+    let json = String::from_utf8(summarize(&["--format", "json"], &events).stdout).unwrap();
+    assert!(json.contains(r#""oversized": 1,"#), "{json}");
     let strict = summarize(&["--strict"], &read("codex/exit4.input.jsonl"));
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));

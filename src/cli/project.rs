@@ -6,11 +6,10 @@ use std::io::Write;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 
+use super::canonical::{Canonical, Reader};
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::engine::clock::Clock;
 use crate::event::Event;
-use crate::io::{read_events, EventLine, Line, LineWriter, Reading, Sources, DEFAULT_MAX_LINE};
-use crate::pipeline::Inline;
+use crate::io::{each_line, EventLine, Line, LineWriter, Reading, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::projection::{AgUiFormat, Mode, Options, Projection};
 use crate::scrub::Scrubber;
 
@@ -117,66 +116,26 @@ impl Command for Args {
         // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
         let scrub = self.mode != Mode::Jsonl;
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
-        let scrubber = Scrubber::new();
-        let mut out = LineWriter::new(out);
         let diag = Diagnostics::new(Self::NAME);
-        let mut rejected = false;
-        // Provider output is normalized here first (see `Input`); `--strict` reads only
-        // canonical events, as before.
-        let mut input = if self.strict.strict { Input::Canonical } else { Input::Undecided };
-        let mut sh = Shower { projection, scrubber, scrub };
-        if sh.projection.begin(out.line_buf())?.is_continue() {
-            let mut last = 0;
-            let read = read_events(
-                sources,
-                DEFAULT_MAX_LINE,
-                how,
-                &mut out,
-                |u| diag.unreadable(u),
-                |n, line, out| {
-                    let skipped = std::mem::replace(&mut last, n);
-                    if let Input::Undecided = input {
-                        input = match &line {
-                            EventLine::Bad { text, .. } if Inline::is_provider_output(text) => {
-                                Input::Provider(Box::new(Inline::new(Clock::from_env())))
-                            }
-                            _ => Input::Canonical,
-                        };
-                    }
-                    match (&mut input, line) {
-                        (Input::Provider(inline), line) => {
-                            // Blank lines were skipped; the normalizer counts them for provenance.
-                            for _ in skipped + 1..n {
-                                inline.line(Line::Text("".into()))?;
-                            }
-                            let (EventLine::Event { text, .. } | EventLine::Bad { text, .. }) = line;
-                            inline.line(Line::Text(text))?;
-                            sh.normalized(inline, how, out, &diag)?;
-                        }
-                        (_, EventLine::Event { mut event, text }) => sh.show(&mut event, &text, out)?,
-                        (_, EventLine::Bad { error, .. }) => {
-                            rejected = true;
-                            diag.say(&format!("line {n}: not a canonical event: {error}"));
-                        }
-                    }
-                    Ok(())
-                },
-            );
-            let read = read.and_then(|_| match &mut input {
-                Input::Provider(inline) => {
-                    inline.finish()?;
-                    sh.normalized(inline, how, &mut out, &diag)
-                }
-                _ => Ok(()),
-            });
-            match read {
-                Err(e) if e.is::<Stopped>() => {}
-                other => {
-                    other?;
-                }
+        let mut sh = Shower {
+            projection,
+            scrubber: Scrubber::new(),
+            scrub,
+            how,
+            out: LineWriter::new(out),
+            rejected: false,
+            diag: &diag,
+        };
+        if sh.projection.begin(sh.out.line_buf())?.is_continue() {
+            // Provider output is normalized here first; `--strict` reads only canonical
+            // events, as before.
+            let mut reader = Reader::new(sh, self.strict.strict, sources, &diag);
+            match each_line(sources, DEFAULT_MAX_LINE, &mut reader).and_then(|()| reader.finish()) {
+                Err(e) if !e.is::<Stopped>() => return Err(e),
+                _ => sh = reader.into_filter(),
             }
         }
-        let Shower { mut projection, .. } = sh;
+        let Shower { mut projection, mut out, mut rejected, .. } = sh;
         projection.finish(out.line_buf())?;
         out.flush()?;
         for problem in projection.take_problems() {
@@ -188,52 +147,60 @@ impl Command for Args {
 }
 
 /// The projection and what it needs for each event.
-struct Shower {
+struct Shower<'a, W: Write> {
     projection: Box<dyn Projection>,
     scrubber: Scrubber,
     scrub: bool,
+    how: Reading,
+    out: LineWriter<W>,
+    /// Some input line was not a canonical event.
+    rejected: bool,
+    diag: &'a Diagnostics,
 }
 
-impl Shower {
+impl<W: Write> Shower<'_, W> {
     /// Renders one canonical event, read from `text`.
-    fn show<W: Write>(&mut self, event: &mut Event, text: &str, out: &mut LineWriter<W>) -> anyhow::Result<()> {
+    fn show(&mut self, event: &mut Event, text: &str) -> anyhow::Result<()> {
         if self.scrub {
             self.scrubber.scrub_event(event);
         }
-        if self.projection.event_line(event, text, out.line_buf())?.is_break() {
+        if self.projection.event_line(event, text, self.out.line_buf())?.is_break() {
             return Err(Stopped.into());
         }
-        if out.line_buf().len() >= OUTPUT_CHUNK {
-            out.flush()?;
+        if self.out.line_buf().len() >= OUTPUT_CHUNK {
+            self.out.flush()?;
         }
-        Ok(())
-    }
-
-    /// Renders the events `inline` has normalized so far, read as their lines would be.
-    fn normalized<W: Write>(
-        &mut self,
-        inline: &mut Inline,
-        how: Reading,
-        out: &mut LineWriter<W>,
-        diag: &Diagnostics,
-    ) -> anyhow::Result<()> {
-        let notes = inline.take_lines(|line| match Event::from_json(line, how.tool_output) {
-            Ok(mut event) => self.show(&mut event, line, out),
-            Err(e) => Err(anyhow::anyhow!("normalize wrote a line that is not an event: {e}")),
-        })?;
-        notes.iter().for_each(|n| diag.say(n));
         Ok(())
     }
 }
 
-/// What `project` reads, decided by its first line that is not blank.
-enum Input {
-    /// Nothing read yet.
-    Undecided,
-    /// Canonical events (or lines that are not provider output: said to be no events).
-    Canonical,
-    /// Provider output, normalized on the way in as `normalize | project` would.
-    Provider(Box<Inline>),
+impl<W: Write> Canonical for Shower<'_, W> {
+    fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()> {
+        match self.how.event_line(line) {
+            Some(EventLine::Event { mut event, text }) => self.show(&mut event, &text),
+            Some(EventLine::Bad { error, .. }) => {
+                self.rejected = true;
+                self.diag.say(&format!("line {n}: not a canonical event: {error}"));
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
+    fn normalized(&mut self, line: &str) -> anyhow::Result<()> {
+        match Event::from_json(line, self.how.tool_output) {
+            Ok(mut event) => self.show(&mut event, line),
+            Err(e) => Err(anyhow::anyhow!("normalize wrote a line that is not an event: {e}")),
+        }
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Ok(self.out.flush()?)
+    }
+
+    fn unreadable(&mut self, u: Unreadable, _counted: bool) {
+        self.diag.unreadable(u);
+    }
 }
 
 /// Output is written out at least this often, so memory stays small on large inputs.

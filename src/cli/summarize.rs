@@ -5,11 +5,10 @@ use std::io::Write;
 
 use clap::{Parser, ValueEnum};
 
+use super::canonical::{Canonical, Reader};
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::engine::clock::Clock;
 use crate::event::Verdict;
-use crate::io::{is_blank, read_lines, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
-use crate::pipeline::Inline;
+use crate::io::{each_line, is_blank, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
@@ -98,56 +97,14 @@ impl Command for Args {
         let (report, rejected) = if self.merge {
             merge(sources, &diag)?
         } else {
-            let s = std::cell::RefCell::new(Summarizer::new());
-            let mut rejected = false;
-            let unreadable = |u: Unreadable| {
-                s.borrow_mut().unreadable(&u.to_string());
-                diag.unreadable(u);
-            };
             // Provider output is normalized here first, as `normalize | summarize` would;
             // `--strict` reads only canonical events, as before.
-            let mut inline: Option<Inline> = None;
-            let mut decided = self.strict.strict;
-            let normalized = |inline: &mut Inline| -> anyhow::Result<()> {
-                let mut s = s.borrow_mut();
-                let notes = inline.take_lines(|line| {
-                    s.line(line).map_err(|e| anyhow::anyhow!("normalize wrote a line that is not an event: {e}"))
-                })?;
-                notes.iter().for_each(|n| diag.say(n));
-                Ok(())
-            };
-            read_lines(sources, DEFAULT_MAX_LINE, &mut out, unreadable, |n, line, _| {
-                if !decided && !line.is_blank() {
-                    decided = true;
-                    if matches!(&line, Line::Text(t) if Inline::is_provider_output(t)) {
-                        inline = Some(Inline::new(Clock::from_env()));
-                    }
-                }
-                if let Some(inline) = inline.as_mut() {
-                    inline.line(line)?;
-                    return normalized(inline);
-                }
-                let mut s = s.borrow_mut();
-                let error = match &line {
-                    Line::Text(t) if is_blank(t) => return Ok(()),
-                    Line::Text(t) => s.line(t).err().map(|e| (e, t.as_bytes().to_vec())),
-                    Line::Oversized { bytes, sample } => Some((
-                        format!("{bytes} bytes is over the line limit"),
-                        format!("{bytes} bytes: {sample}").into_bytes(),
-                    )),
-                };
-                if let Some((error, seen)) = error {
-                    rejected = true;
-                    s.invalid(&seen);
-                    diag.say(&format!("line {n}: not a canonical event: {error}"));
-                }
-                Ok(())
-            })?;
-            if let Some(inline) = inline.as_mut() {
-                inline.finish()?;
-                normalized(inline)?;
-            }
-            (s.into_inner().finish(), rejected)
+            let summary = Summary { s: Summarizer::new(), rejected: false, diag: &diag };
+            let mut reader = Reader::new(summary, self.strict.strict, sources, &diag);
+            each_line(sources, DEFAULT_MAX_LINE, &mut reader)?;
+            reader.finish()?;
+            let Summary { s, rejected, .. } = reader.into_filter();
+            (s.finish(), rejected)
         };
         let doc = match self.format {
             Format::Json => report.to_json(),
@@ -168,6 +125,48 @@ impl Command for Args {
             Verdict::Success if !rejected => Outcome::Success,
             _ => Outcome::Unsettled,
         })
+    }
+}
+
+/// The summarizer and what it needs for each line.
+struct Summary<'a> {
+    s: Summarizer,
+    /// Some input line was not a canonical event.
+    rejected: bool,
+    diag: &'a Diagnostics,
+}
+
+impl Canonical for Summary<'_> {
+    fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()> {
+        let (error, seen) = match &line {
+            Line::Text(t) if is_blank(t) => return Ok(()),
+            Line::Text(t) => match self.s.line(t) {
+                Ok(()) => return Ok(()),
+                Err(e) => (e, t.as_bytes().to_vec()),
+            },
+            Line::Oversized { bytes, sample } => {
+                (format!("{bytes} bytes is over the line limit"), format!("{bytes} bytes: {sample}").into_bytes())
+            }
+        };
+        self.rejected = true;
+        self.s.invalid(&seen);
+        self.diag.say(&format!("line {n}: not a canonical event: {error}"));
+        Ok(())
+    }
+
+    fn normalized(&mut self, line: &str) -> anyhow::Result<()> {
+        self.s.line(line).map_err(|e| anyhow::anyhow!("normalize wrote a line that is not an event: {e}"))
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    fn unreadable(&mut self, u: Unreadable, counted: bool) {
+        if !counted {
+            self.s.unreadable(&u.to_string());
+        }
+        self.diag.unreadable(u);
     }
 }
 

@@ -1,6 +1,6 @@
 //! The one input loop every filter uses ([`each_line`] and its [`LineSink`]), with the two
 //! ways the filters drive it: raw lines ([`read_lines`]) and canonical events
-//! ([`read_events`]).
+//! ([`read_events`], a line at a time [`Reading::event_line`]).
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -116,6 +116,21 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Reads one input line as canonical JSONL: `None` for a [blank](is_blank) one, which
+    /// holds no event and is no error.
+    pub fn event_line(self, line: Line<'_>) -> Option<EventLine<'_>> {
+        Some(match line {
+            Line::Text(t) if is_blank(&t) => return None,
+            Line::Text(t) => match self.read(&t) {
+                Ok(event) => EventLine::Event { event, text: t },
+                Err(e) => EventLine::Bad { error: e.to_string(), text: t },
+            },
+            Line::Oversized { bytes, sample } => {
+                EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") }
+            }
+        })
+    }
+
     pub(super) fn read(self, line: &str) -> serde_json::Result<Event> {
         let parse = |line: &str| match self.clean {
             true => Event::from_json(&crate::scrub::clean_json_line(line), self.tool_output),
@@ -142,18 +157,9 @@ pub fn read_events<W: Write>(
     unreadable: impl FnMut(Unreadable),
     mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 ) -> anyhow::Result<u64> {
-    read_lines(sources, max_line, output, unreadable, |n, line, output| {
-        let item = match line {
-            Line::Text(t) if is_blank(&t) => return Ok(()),
-            Line::Text(t) => match how.read(&t) {
-                Ok(event) => EventLine::Event { event, text: t },
-                Err(e) => EventLine::Bad { error: e.to_string(), text: t },
-            },
-            Line::Oversized { bytes, sample } => {
-                EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") }
-            }
-        };
-        on(n, item, output)
+    read_lines(sources, max_line, output, unreadable, |n, line, output| match how.event_line(line) {
+        Some(item) => on(n, item, output),
+        None => Ok(()),
     })
 }
 

@@ -222,3 +222,24 @@ pub fn event(seq: u64, body: minicode_output::event::Body) -> minicode_output::e
         body,
     }
 }
+
+/// Provider captures as files, for a filter to read as operands: Claude's, then Codex's cut
+/// in two after its third line, the first part ending in a line over the default line limit
+/// (64 MiB). Read as one stream, the Codex capture would be one complete run; as files, it is
+/// two. Written under `dir` in the target's temporary directory.
+pub fn provider_files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let claude = dir.join("claude.jsonl");
+    std::fs::write(&claude, read("claude/exit4.input.jsonl")).unwrap();
+    let codex = read("codex/exit4.input.jsonl");
+    let third = codex.iter().enumerate().filter(|(_, b)| **b == b'\n').nth(2).unwrap().0 + 1;
+    let mut first = codex[..third].to_vec();
+    first.extend_from_slice(br#"{"type":"item.completed","item":{"id":"big","type":"agent_message","text":""#);
+    first.extend(std::iter::repeat_n(b'x', 65 << 20));
+    first.extend_from_slice(b"\"}}\n");
+    let (codex1, codex2) = (dir.join("codex-1.jsonl"), dir.join("codex-2.jsonl"));
+    std::fs::write(&codex1, first).unwrap();
+    std::fs::write(&codex2, &codex[third..]).unwrap();
+    vec![claude, codex1, codex2]
+}
