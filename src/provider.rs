@@ -143,7 +143,7 @@ const DOCUMENTS: &[Decode] = &[opencode_session::db::decode, opencode_session::e
 
 type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>>;
 
-/// What `normalize` reads: lines of a dialect it knows, and the [`DOCUMENTS`]. In a
+/// What `normalize` reads: lines of a dialect it knows, and the `DOCUMENTS`. In a
 /// directory, a file is read when it is one of the documents, or when some dialect claims
 /// its first non-blank line; the others (configuration, caches, locks) are skipped.
 #[derive(Debug)]

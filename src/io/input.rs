@@ -154,7 +154,7 @@ impl Input for Waiting {
 
 /// Lines made on a thread of their own by a reader that cannot hand out bytes as it goes (a
 /// database read through its library, whose rows borrow the connection), read as a file
-/// is. At most [`QUEUED`] chunks of about [`CHUNK`] bytes wait: the producer waits for the
+/// is. At most `QUEUED` chunks of about `CHUNK` bytes wait: the producer waits for the
 /// filter, and stops when the filter stops reading.
 pub struct Produced {
     rx: std::sync::mpsc::Receiver<io::Result<Vec<u8>>>,

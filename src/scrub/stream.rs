@@ -45,7 +45,7 @@ pub fn hold_from(text: &str) -> usize {
 const REACH: usize = 256;
 
 /// What [`hold_from`] found in a held tail, so that with the next delta only the delta
-/// and [`REACH`] bytes before it are looked at, not the whole tail again: the cost of a
+/// and `REACH` bytes before it are looked at, not the whole tail again: the cost of a
 /// delta is its length and a constant, however long the tail. Positions are in the text.
 #[derive(Debug, Clone, Default)]
 pub struct Scan {
