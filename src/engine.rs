@@ -470,7 +470,7 @@ impl Engine {
                 usage
             }
             UsageScope::Cumulative => {
-                let added = growth(&s.usage, &usage);
+                let added = usage.since(&s.usage);
                 s.usage = usage;
                 added
             }
@@ -532,24 +532,4 @@ mod tests;
 /// by an ANSI sequence must be one call, as they are once written.
 fn clean_id(id: &str) -> Cow<'_, str> {
     crate::scrub::without_controls(id)
-}
-
-/// What a running total `now` adds to the one before it, field by field; a count that did
-/// not grow (or that only `now` knows) is reported whole, as a total that went down means a
-/// new count began.
-fn growth(before: &Usage, now: &Usage) -> Usage {
-    let grew = |b: Option<u64>, n: Option<u64>| match (b, n) {
-        (Some(b), Some(n)) if n >= b => Some(n - b),
-        (_, n) => n,
-    };
-    Usage {
-        input_tokens: grew(before.input_tokens, now.input_tokens),
-        output_tokens: grew(before.output_tokens, now.output_tokens),
-        cache_read: grew(before.cache_read, now.cache_read),
-        cache_write: grew(before.cache_write, now.cache_write),
-        cost_usd: match (before.cost_usd, now.cost_usd) {
-            (Some(b), Some(n)) if n >= b => Some(n - b),
-            (_, n) => n,
-        },
-    }
 }

@@ -390,6 +390,25 @@ impl Usage {
             self.cost_usd = Some(self.cost_usd.unwrap_or(0.0) + c);
         }
     }
+
+    /// What this running total adds to an earlier one, field by field: the inverse of
+    /// [`Usage::add`]. A figure that did not grow (or that only this one knows) is kept whole,
+    /// as a total that went down means a new count began.
+    pub fn since(&self, earlier: &Usage) -> Usage {
+        fn grew<T: PartialOrd + std::ops::Sub<Output = T>>(earlier: Option<T>, now: Option<T>) -> Option<T> {
+            match (earlier, now) {
+                (Some(e), Some(n)) if n >= e => Some(n - e),
+                (_, n) => n,
+            }
+        }
+        Usage {
+            input_tokens: grew(earlier.input_tokens, self.input_tokens),
+            output_tokens: grew(earlier.output_tokens, self.output_tokens),
+            cache_read: grew(earlier.cache_read, self.cache_read),
+            cache_write: grew(earlier.cache_write, self.cache_write),
+            cost_usd: grew(earlier.cost_usd, self.cost_usd),
+        }
+    }
 }
 
 /// Payload of `context.compacted`.

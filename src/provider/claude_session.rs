@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 
 use super::claude::{Claude, Entry, PROVIDER};
 use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
+use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, Recent, UsageScope};
 use crate::event::{SessionStarted, Usage};
@@ -283,14 +284,7 @@ impl ClaudeReader {
     fn usage(&mut self, m: &EnvMessage, engine: &mut Engine) {
         let (Some(id), Some(u)) = (m.id.as_deref(), &m.usage) else { return };
         if self.counted.insert(id) {
-            let usage = Usage {
-                input_tokens: u.input_tokens,
-                output_tokens: u.output_tokens,
-                cache_read: u.cache_read_input_tokens,
-                cache_write: u.cache_creation_input_tokens,
-                cost_usd: None,
-            };
-            engine.usage(usage, UsageScope::Increment);
+            engine.usage(u.canonical(), UsageScope::Increment);
         }
     }
 
@@ -353,16 +347,8 @@ struct EnvMessage {
     id: Option<String>,
     model: Option<String>,
     stop_reason: Option<String>,
-    usage: Option<MessageUsage>,
+    usage: Option<AnthropicUsage>,
     content: Option<Box<RawValue>>,
-}
-
-#[derive(Deserialize)]
-struct MessageUsage {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
 }
 
 /// A user message's content, for the text of a prompt.

@@ -12,9 +12,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::tool_args::{target, ToolNames};
+use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{parse_exit_in, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind};
 use crate::provider::errors::provider_error;
 
 /// Factory droid `exec --output-format stream-json`.
@@ -112,7 +113,7 @@ enum Wire {
     Completion {
         #[serde(rename = "durationMs")]
         duration_ms: Option<u64>,
-        usage: Option<WireUsage>,
+        usage: Option<AnthropicUsage>,
         timestamp: Option<i64>,
         session_id: Option<String>,
     },
@@ -126,14 +127,6 @@ enum Wire {
 #[derive(Deserialize)]
 struct WireError {
     message: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct WireUsage {
-    input_tokens: Option<u64>,
-    output_tokens: Option<u64>,
-    cache_read_input_tokens: Option<u64>,
-    cache_creation_input_tokens: Option<u64>,
 }
 
 const TYPES: [&str; 6] = ["system", "message", "tool_call", "tool_result", "completion", "error"];
@@ -180,14 +173,7 @@ impl Parse for Droid {
                 enter(engine, session_id.as_deref(), timestamp);
                 engine.ensure_turn();
                 if let Some(u) = usage {
-                    let usage = Usage {
-                        input_tokens: u.input_tokens,
-                        output_tokens: u.output_tokens,
-                        cache_read: u.cache_read_input_tokens,
-                        cache_write: u.cache_creation_input_tokens,
-                        cost_usd: None,
-                    };
-                    engine.usage(usage, UsageScope::Total);
+                    engine.usage(u.canonical(), UsageScope::Total);
                 }
                 if let Some(ms) = duration_ms {
                     engine.set_turn_duration(ms);

@@ -1,8 +1,37 @@
-//! Usage counted the OpenAI way, the tokens read from and written to the cache inside the
-//! input count, converted once to the contract's meaning (docs/contract.md §3): the canonical
-//! `input_tokens` leaves them out.
+//! Usage as the agents count it, converted once to the contract's meaning (docs/contract.md
+//! §3): the OpenAI way, the tokens read from and written to the cache inside the input count,
+//! and the Anthropic way, outside it (as the canonical `input_tokens` is).
+
+use serde::Deserialize;
 
 use crate::event::Usage;
+
+/// Usage the Anthropic way, as Claude Code, its transcripts and droid write it (snake case in
+/// messages and results, camel case in Claude's per-model `modelUsage`).
+#[derive(Debug, Deserialize)]
+pub(super) struct AnthropicUsage {
+    #[serde(alias = "inputTokens")]
+    pub input_tokens: Option<u64>,
+    #[serde(alias = "outputTokens")]
+    pub output_tokens: Option<u64>,
+    #[serde(alias = "cacheReadInputTokens")]
+    pub cache_read_input_tokens: Option<u64>,
+    #[serde(alias = "cacheCreationInputTokens")]
+    pub cache_creation_input_tokens: Option<u64>,
+}
+
+impl AnthropicUsage {
+    /// The canonical usage: the same counts under the contract's names.
+    pub(super) fn canonical(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens,
+            output_tokens: self.output_tokens,
+            cache_read: self.cache_read_input_tokens,
+            cache_write: self.cache_creation_input_tokens,
+            cost_usd: None,
+        }
+    }
+}
 
 /// The canonical usage of `input` tokens that include `cache_read` and `cache_write`.
 pub(super) fn cache_inclusive(

@@ -76,30 +76,16 @@ impl Claude {
         }
         let total = match (&r.model_usage, r.result_index) {
             (Some(models), Some(_)) if !models.is_empty() => models.values().fold(Usage::default(), |mut t, m| {
-                t.add(&Usage {
-                    input_tokens: m.input_tokens,
-                    output_tokens: m.output_tokens,
-                    cache_read: m.cache_read_input_tokens,
-                    cache_write: m.cache_creation_input_tokens,
-                    cost_usd: None,
-                });
+                t.add(&m.canonical());
                 t
             }),
             _ => {
                 let Some(u) = &r.usage else { return self.cost_only(r, engine) };
                 // Claude's `input_tokens` leaves the cache out; Qwen's counts the cache read in.
-                let input = if self.provider == QWEN {
-                    u.input_tokens.map(|i| i.saturating_sub(u.cache_read_input_tokens.unwrap_or(0)))
-                } else {
-                    u.input_tokens
-                };
-                let mut own = Usage {
-                    input_tokens: input,
-                    output_tokens: u.output_tokens,
-                    cache_read: u.cache_read_input_tokens,
-                    cache_write: u.cache_creation_input_tokens,
-                    cost_usd: None,
-                };
+                let mut own = u.canonical();
+                if self.provider == QWEN {
+                    own.input_tokens = own.input_tokens.map(|i| i.saturating_sub(own.cache_read.unwrap_or(0)));
+                }
                 own.add(&self.reported.usage);
                 own
             }

@@ -11,6 +11,7 @@ use serde::de::{self, Deserializer, IgnoredAny};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::provider::usage::AnthropicUsage;
 use crate::provider::LineError;
 
 mod loose;
@@ -381,10 +382,10 @@ pub(super) struct Result {
     pub session_id: Option<String>,
     timestamp: Option<String>,
     pub total_cost_usd: Option<f64>,
-    pub usage: Option<ResultUsage>,
+    pub usage: Option<AnthropicUsage>,
     /// Every model's tokens since the process began, subagents' included (keyed by model).
     #[serde(rename = "modelUsage")]
-    pub model_usage: Option<std::collections::BTreeMap<String, ModelUsage>>,
+    pub model_usage: Option<std::collections::BTreeMap<String, AnthropicUsage>>,
     /// Which result of the process this is (0 for the first): a process that wakes for
     /// background work reports again, with figures counted from its start.
     pub result_index: Option<u64>,
@@ -395,25 +396,8 @@ pub(super) struct Result {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ModelUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_input_tokens: Option<u64>,
-    pub cache_creation_input_tokens: Option<u64>,
-}
-
-#[derive(Deserialize)]
 pub(super) struct ResultError {
     pub message: Option<String>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct ResultUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_input_tokens: Option<u64>,
-    pub cache_creation_input_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]
