@@ -280,3 +280,64 @@ pub fn clean_json_line(line: &str) -> Cow<'_, str> {
     // rewrite_strings copies `line` and writes whole strings, so the result is UTF-8.
     String::from_utf8(out).map_or(Cow::Borrowed(line), Cow::Owned)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "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";
+    const OTHER: &str = "ghp_Synth3t1cT0kenF0rD0csN0tR3al005KMHj1";
+
+    #[test]
+    fn an_id_with_a_secret_stays_one_id() {
+        let mut s = Scrubber::new();
+        let a = s.scrub_id(&format!("call_{SECRET}")).into_owned();
+        let b = s.scrub_id(&format!("call_{OTHER}")).into_owned();
+        assert!(a.starts_with("call_[REDACTED:github-token]#"), "{a}");
+        assert_ne!(a, b, "two ids stay two");
+        assert_eq!(Scrubber::new().scrub_id(&format!("call_{SECRET}")), a, "the same id is written the same");
+        // Control bytes are not part of an id, as the engine reads ids.
+        assert_eq!(s.scrub_id(&format!("call_\u{1b}[1m{SECRET}")), a);
+        // Scrubbing again changes nothing, as an id or as text.
+        assert_eq!(s.scrub_id(&a), a);
+        assert_eq!(s.scrub_str(&a), a);
+        assert_eq!(s.scrub_id("toolu_01ABC-def.2:x"), "toolu_01ABC-def.2:x");
+    }
+
+    #[test]
+    fn an_event_id_is_written_on_its_session_id() {
+        let mut s = Scrubber::new();
+        let session = s.scrub_id(SECRET).into_owned();
+        assert_eq!(s.scrub_event_id(&format!("{SECRET}:3:17")), format!("{session}:3:17"));
+        assert_eq!(s.scrub_event_id("s1:0:1"), "s1:0:1");
+    }
+
+    #[test]
+    fn keys_lose_secrets_and_control_characters_and_stay_apart() {
+        let mut s = Scrubber::new();
+        assert_eq!(s.scrub_key("command"), None);
+        let secret = s.scrub_key(&format!("x-{SECRET}")).unwrap();
+        assert!(secret.starts_with("x-[REDACTED:github-token]#"), "{secret}");
+        let mut seen = Vec::new();
+        for key in ["k\u{1b}[31mey", "k\u{85}ey", "k\u{202e}ey", "k\u{7f}ey", "k\u{80}ey"] {
+            let clean = s.scrub_key(key).unwrap();
+            assert!(clean.starts_with("key#"), "{key:?} gave {clean:?}");
+            assert_eq!(s.scrub_key(&clean), None, "{clean}");
+            assert!(!seen.contains(&clean), "{key:?} met another key");
+            seen.push(clean);
+        }
+    }
+
+    #[test]
+    fn the_json_of_an_event_is_scrubbed_as_the_event_is() {
+        let line = format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"{SECRET}:1:2","type":"tool.started","sessionId":"{SECRET}","correlationId":"c_{SECRET}","payload":{{"toolCallId":"c_{SECRET}","name":"n","qualified":"n","kind":"other","input":{{"k\u001b{SECRET}":"v","toolCallId":"{SECRET}"}}}}}}"#
+        );
+        let mut event: Event = serde_json::from_str(&line).unwrap();
+        Scrubber::new().scrub_event(&mut event);
+        let mut out = Vec::new();
+        assert!(Scrubber::new().scrub_json_values(&line, &mut out));
+        let rewritten: Event = serde_json::from_slice(&out).unwrap();
+        assert_eq!(rewritten, event);
+    }
+}

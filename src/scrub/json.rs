@@ -95,7 +95,11 @@ pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> 
 
 /// Appends `line` (valid JSON) to `out`, with every string `s`, key or value, replaced by
 /// `f(place, s)` when that returns `Some`. Returns true when anything was replaced.
-pub fn rewrite_strings(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(Place<'_>, &str) -> Option<String>) -> bool {
+pub fn rewrite_strings<'a>(
+    line: &'a str,
+    out: &mut Vec<u8>,
+    mut f: impl FnMut(Place<'a>, &str) -> Option<String>,
+) -> bool {
     let b = line.as_bytes();
     let (mut i, mut copied, mut changed) = (0, 0, false);
     let mut depth = 0usize;
