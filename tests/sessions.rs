@@ -73,6 +73,9 @@ const RUNS: &[Run] = &[
     run("sessions/qwen-code-0.24.4/write", ONE, JSONL, SAME),
     run("sessions/qwen-code-0.24.4/subagent", ONE, JSONL, SAME),
     run("sessions/qwen-code-0.24.4/resume", RESUMED, JSONL, SAME),
+    // A transcript written here after FORMATS.md's account of the deny run (its stream is
+    // the captured one): the denied call is the memory extractor's, not the session's.
+    run("sessions/qwen-code-0.24.4/constructed-deny", ONE, JSONL, SAME),
     run("sessions/codex-0.171.0/text", ONE, JSONL, SAME),
     run("sessions/codex-0.171.0/exit4", ONE, JSONL, SAME),
     run("sessions/codex-0.171.0/write", ONE, JSONL, SAME),
@@ -288,6 +291,26 @@ fn a_droid_sessions_usage_is_read_from_its_settings_and_is_the_streams() {
         let piped = json_lines(&piped.stdout);
         assert!(usage(&piped).is_null() && of_type(&piped, "usage").is_empty(), "{}: {}", run.dir, usage(&piped));
     }
+}
+
+/// Qwen Code keeps a denied call only in the telemetry of its transcript: it is the
+/// stream's denial (`tool.denied`, `PERMISSION_DENIED`), of the agent that made it: the
+/// background memory extractor, which no call spawned, so a child of the extractor's id. The
+/// stream never shows the extractor, so the root stories agree (`RUNS`).
+#[test]
+fn a_qwen_denial_kept_only_in_telemetry_is_the_extractors_denied_call() {
+    let run = transcripts().find(|r| r.dir.ends_with("/constructed-deny")).unwrap();
+    let (_, events) = normalize(run, &session_files(run));
+    let started = only(&events, "tool.started");
+    let denied = only(&events, "tool.denied");
+    assert_eq!(started["payload"]["command"], "touch denied.txt && echo should-not-run");
+    assert_eq!(denied["payload"]["toolCallId"], started["payload"]["toolCallId"]);
+    assert_eq!(denied["payload"]["error"]["category"], "PERMISSION_DENIED");
+    assert!(denied["payload"]["error"]["message"].as_str().unwrap().contains("denied by permission rules"));
+    for e in [started, denied] {
+        assert_eq!(e["parentId"], "managed-auto-memory-extractor-3b1c0e57", "{e}");
+    }
+    assert_eq!(events.last().unwrap()["payload"]["tools"]["denied"], 1);
 }
 
 /// A scratch directory of this test's own.
