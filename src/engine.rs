@@ -100,7 +100,7 @@ pub struct Engine {
     prompt: Option<String>,
     provider: Option<String>,
     /// Subagents spawned by a tool call, by the key their own transcript names them with
-    /// (an agent id), to that call: a session file read after its parent's links its
+    /// (an agent id, or the child's own session id), to that call: a session file read after its parent's links its
     /// events to the call. Outlives a run (each input file is one), and holds one entry
     /// per spawned subagent until its transcript claims it.
     spawned: HashMap<String, String>,
@@ -205,6 +205,14 @@ impl Engine {
     /// Starts (or switches to) the session `id`, emitting `session.started` the first time.
     /// Without an id the session is named `s1`, `s2`, … in order of appearance.
     pub fn session_started(&mut self, id: Option<&str>, info: SessionStarted) {
+        self.session_started_by(id, info, None);
+    }
+
+    /// [`session_started`](Self::session_started) for the session of a child agent that tool
+    /// call `spawner` spawned (as [`take_spawner`](Self::take_spawner) tells): every event of
+    /// the session, its start, turns and usage included, names that call as its parent.
+    /// A session already started is linked from here on.
+    pub fn session_started_by(&mut self, id: Option<&str>, info: SessionStarted, spawner: Option<String>) {
         let id = id.map(clean_id);
         let id = id.as_deref();
         if self.provider.is_none() {
@@ -212,10 +220,13 @@ impl Engine {
         }
         if let Some(i) = id.and_then(|id| self.find_session(id)) {
             self.current = Some(i);
+            if spawner.is_some() {
+                self.sessions[i].spawner = spawner;
+            }
             return;
         }
         let id = id.map_or_else(|| self.anonymous_id(), str::to_owned);
-        self.push_session(id, Some(info));
+        self.push_session(id, Some(info), spawner);
     }
 
     /// Switches to session `id`, starting it if it is new, named after the run's provider, or
@@ -227,7 +238,7 @@ impl Engine {
             None => {
                 let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
                 let info = SessionStarted { provider, ..Default::default() };
-                self.push_session(id.to_owned(), Some(info));
+                self.push_session(id.to_owned(), Some(info), None);
             }
         }
     }
@@ -267,8 +278,10 @@ impl Engine {
             .expect("an unused name")
     }
 
-    fn push_session(&mut self, id: String, info: Option<SessionStarted>) {
-        self.add_session(SessionState::new(id, info.as_ref().map(|i| i.provider.clone())));
+    fn push_session(&mut self, id: String, info: Option<SessionStarted>, spawner: Option<String>) {
+        let mut s = SessionState::new(id, info.as_ref().map(|i| i.provider.clone()));
+        s.spawner = spawner;
+        self.add_session(s);
         if let Some(info) = info {
             self.emit(Body::SessionStarted(info), Meta::new(Visibility::DETAIL));
         }
@@ -310,6 +323,12 @@ impl Engine {
     /// The tool call that spawned the subagent `key` names, once: its transcript keeps it.
     pub fn take_spawner(&mut self, key: &str) -> Option<String> {
         self.spawned.remove(key)
+    }
+
+    /// The tool call that spawned the subagent `key` names, for a line of the subagent's that
+    /// comes inside its parent's session (not claiming the link for a session of its own).
+    pub fn spawner(&self, key: &str) -> Option<String> {
+        self.spawned.get(key).cloned()
     }
 
     // ----------------------------------------------------------------- turns ----

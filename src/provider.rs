@@ -138,8 +138,10 @@ dialects!(
 );
 
 /// The session files that are not lines, each known by its first bytes and turned into
-/// lines of its dialect: what `normalize` reads besides lines.
-const DOCUMENTS: &[Decode] = &[opencode_session::db::decode, opencode_session::export::decode];
+/// lines of its dialect, and the lines that are read with a file beside them (a droid
+/// session and its settings): what `normalize` reads besides lines.
+const DOCUMENTS: &[Decode] =
+    &[opencode_session::db::decode, opencode_session::export::decode, droid_session::settings::decode];
 
 type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>>;
 
@@ -156,6 +158,10 @@ impl crate::io::Formats for SessionFiles {
 
     fn claims(&self, line: &str) -> bool {
         Probe::parse(line).is_some_and(|probe| Provider::detect(&probe) != Verdict::None)
+    }
+
+    fn read_with_another(&self, path: &std::path::Path) -> bool {
+        droid_session::settings::is_settings_of_a_session(path, crate::io::HEAD_BYTES as u64)
     }
 }
 

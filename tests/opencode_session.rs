@@ -28,6 +28,19 @@ fn a_subagent_s_session_in_the_database_is_linked_to_its_task() {
         .find(|e| e["type"] == "tool.started" && e["sessionId"] != task["sessionId"])
         .expect("the child session's tool");
     assert_eq!(child_tool["parentId"], task["payload"]["toolCallId"]);
+    // Every event of the child session is the call's, its start, turn and usage included;
+    // the summary, the whole run's, is no one's child.
+    let child: Vec<&Value> = events.iter().filter(|e| e["sessionId"] == child_tool["sessionId"]).collect();
+    let types: Vec<&str> = child.iter().filter_map(|e| e["type"].as_str()).collect();
+    for t in ["session.started", "turn.started", "usage", "turn.completed"] {
+        assert!(types.contains(&t), "the child session has a {t}: {types:?}");
+    }
+    for e in child.iter().filter(|e| e["type"] != "summary") {
+        assert_eq!(e["parentId"], task["payload"]["toolCallId"], "{e}");
+    }
+    let summary = events.last().unwrap();
+    assert_eq!((&summary["type"], &summary["parentId"]), (&"summary".into(), &Value::Null));
+    assert!(events.iter().filter(|e| e["sessionId"] == task["sessionId"]).all(|e| e["parentId"].is_null()));
 }
 
 #[test]

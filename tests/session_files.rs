@@ -111,7 +111,7 @@ fn a_resumed_copilot_session_is_one_session_of_two_turns_with_the_files_own_fact
 }
 
 #[test]
-fn a_droid_session_skips_its_injected_context_and_leaves_usage_unknown() {
+fn a_droid_session_skips_its_injected_context_and_takes_its_usage_from_its_settings() {
     let file = events("droid-0.225.2/exit4");
     let prompt = &only(&file, "turn.started")["payload"]["prompt"];
     assert_eq!(prompt, "SCENARIO_EXIT4 WORKDIR=/tmp/sess/w-droid-5edO please do the task.");
@@ -119,7 +119,33 @@ fn a_droid_session_skips_its_injected_context_and_leaves_usage_unknown() {
         only(&file, "tool.failed")["payload"]["output"],
         serde_json::json!({"exit_code": 4, "stdout": "line1\nline2"})
     );
-    assert!(of_type(&file, "usage").is_empty(), "the usage is in the .settings.json beside the file");
+    let usage = &only(&file, "usage")["payload"];
+    assert_eq!(
+        *usage,
+        serde_json::json!({"input_tokens": 25193, "output_tokens": 24, "cache_read": 0, "cache_write": 0})
+    );
+}
+
+/// Settings beside a droid session that cannot be used (too big to be droid's, or not JSON)
+/// are said to be unread, in a warning, and the usage stays unknown; the session is read
+/// as without them.
+#[test]
+fn a_droid_sessions_unusable_settings_are_said_and_leave_its_usage_unknown() {
+    let dir = crate::sessions::scratch("droid-settings");
+    let jsonl = session_files("droid-0.225.2/exit4").remove(0);
+    let from = fixture("sessions/droid-0.225.2/exit4/home").join(&jsonl);
+    std::fs::copy(from, dir.join("s.jsonl")).unwrap();
+    for (settings, why) in [(vec![b' '; 64 * 1024 + 1], "limit"), (b"{\"tokenUsage\":".to_vec(), "not droid's")] {
+        std::fs::write(dir.join("s.settings.json"), settings).unwrap();
+        let out = bin("normalize").arg(dir.join("s.jsonl")).output().unwrap();
+        let events = json_lines(&out.stdout);
+        let warning = only(&events, "warning")["payload"]["message"].as_str().unwrap().to_owned();
+        assert!(warning.starts_with("s.settings.json was not read") && warning.contains(why), "{warning}");
+        let summary = events.last().unwrap();
+        assert!(of_type(&events, "usage").is_empty() && summary["payload"]["usage"].is_null(), "{summary}");
+        assert_eq!((summary["ok"].as_bool(), summary["payload"]["input"]["raw"].as_u64()), (Some(true), Some(0)));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

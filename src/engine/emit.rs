@@ -35,13 +35,18 @@ impl Engine {
         let timestamp = format_rfc3339(meta.held.map_or_else(|| self.time(), |((at, _), _)| at));
         let s = self.session();
         s.seq += 1;
+        // A child session's events are its spawner's; the summary is the whole run's.
+        let parent = match &body {
+            Body::Summary(_) => meta.parent,
+            _ => meta.parent.or_else(|| s.spawner.clone()),
+        };
         let event = Event {
             event_id: event_id(&s.id, s.turn, s.seq),
             timestamp,
             session_id: s.id.clone(),
             turn_id: s.turn,
             correlation_id: meta.correlation,
-            parent_id: meta.parent,
+            parent_id: parent,
             source: meta.source,
             severity: meta.severity,
             status: meta.status,

@@ -14,6 +14,9 @@ use crate::event::{
 pub(super) struct SessionState {
     pub id: String,
     pub provider: Option<String>,
+    /// The tool call that spawned this session's agent, when it is a child's: the parent of
+    /// every event of the session that names none of its own.
+    pub spawner: Option<String>,
     pub seq: u64,
     pub turn: u64,
     pub turns: u64,
@@ -41,6 +44,7 @@ impl SessionState {
         SessionState {
             id,
             provider,
+            spawner: None,
             seq: 0,
             turn: 0,
             turns: 0,

@@ -37,9 +37,13 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
         // A found file is looked at first: one that is skipped begins nothing. (Opening
         // it never waits, so nothing need be flushed before.)
         let found = matches!(source, Source::Found(_)).then(|| sources.open(&source));
-        if let Some(Ok(super::Opened::Skipped(why))) = found {
-            sink.skipped(&source, why);
-            continue;
+        match found {
+            Some(Ok(super::Opened::Skipped(why))) => {
+                sink.skipped(&source, why);
+                continue;
+            }
+            Some(Ok(super::Opened::WithAnother)) => continue,
+            _ => {}
         }
         if !sink.begin(&source, i > 0 && source.may_wait())? {
             return Ok(());
@@ -50,6 +54,7 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
                 sink.skipped(&source, why);
                 continue;
             }
+            Ok(super::Opened::WithAnother) => continue,
             Err(error) => {
                 sink.unreadable(Unreadable { name: source.name(), error, part_way: false });
                 continue;

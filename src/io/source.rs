@@ -89,6 +89,12 @@ pub trait Formats: Sync + std::fmt::Debug {
     fn decode(&self, path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>>;
     /// Whether a file found in a directory whose first non-blank line is `line` is input.
     fn claims(&self, line: &str) -> bool;
+    /// Whether the file at `path` is read as part of another file its decoder reads (a
+    /// droid session's settings): found in a directory, it is then neither read on its own
+    /// nor skipped.
+    fn read_with_another(&self, _path: &Path) -> bool {
+        false
+    }
 }
 
 /// How much of a file [`Formats::decode`] is shown.
@@ -118,6 +124,8 @@ pub enum Opened {
     Lines(Box<dyn Input>),
     /// Not read, and why: not a file the filter recognises.
     Skipped(&'static str),
+    /// Not read on its own: it is read with another file ([`Formats::read_with_another`]).
+    WithAnother,
 }
 
 impl Sources {
@@ -156,6 +164,9 @@ impl Sources {
             // A directory the walk could not list: listing it again says why.
             std::fs::read_dir(path)?;
             return Err(io::Error::other("the directory could not be listed"));
+        }
+        if found && self.formats.read_with_another(path) {
+            return Ok(Opened::WithAnother);
         }
         let mut file = File::open(path)?;
         if !is_regular(&file) {

@@ -439,10 +439,13 @@ fn denial(message: String) -> ErrorInfo {
     }
 }
 
-fn is_permission_denial(text: &str) -> bool {
+/// A tool result that says a permission refused the call: Claude Code's wordings, and Qwen
+/// Code's for a call a deny rule matched (its transcript's telemetry keeps the same text).
+pub(super) fn is_permission_denial(text: &str) -> bool {
     text.contains(" was blocked. ")
         || (text.contains("requested permissions to") && text.contains("haven't granted it"))
         || text.starts_with("Permission to use ")
+        || text.contains(" invocation was denied by permission rules")
 }
 
 fn first_line(s: &str) -> &str {

@@ -6,16 +6,21 @@
 //! the context droid injects, not the user's prompt. Tool calls and results are read as the
 //! stream's parser ([`Droid`]) reads them: the exit status is only in the result's text.
 //!
-//! The usage is not in this file but in the `<session id>.settings.json` beside it, which
-//! this dialect does not read: a session's usage stays unknown.
+//! The usage is not in this file but in the `<session id>.settings.json` beside it: read
+//! with the file ([`settings`]), it comes as the session's last line, its total usage read
+//! as the stream's `completion` gives it. A session read without its settings (from stdin,
+//! or with none beside it) has no usage: unknown, not 0.
+
+pub(super) mod settings;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::droid::{Droid, PROVIDER};
+use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
-use crate::engine::Engine;
+use crate::engine::{Engine, UsageScope};
 use crate::event::{Outcome, Role, SessionStarted};
 
 /// droid's session files.
@@ -28,13 +33,18 @@ pub(super) const DIALECT: Dialect = Dialect {
     parser: || Box::new(DroidSession::default()),
 };
 
+/// The line [`settings`] adds for the session's settings file.
+const SETTINGS: &str = "droid-settings";
+
 /// The file's alone: its `session_start`, a `message` wrapping a content-block `message`
-/// (the stream's messages are flat), and the `agent_turn_outcome` closing a turn.
+/// (the stream's messages are flat), and the `agent_turn_outcome` closing a turn; and the
+/// line of its settings.
 fn claim(p: &Probe) -> Claim {
     let own = match p.kind() {
         Some("session_start") => p.str("id").is_some() && p.has("owner") && p.has("cwd"),
         Some("message") => p.str("id").is_some() && p.at(&["message", "content"]).is_some_and(Value::is_array),
         Some("agent_turn_outcome") => p.str("turnId").is_some(),
+        Some(SETTINGS) => p.str("file").is_some(),
         _ => false,
     };
     super::dialect::claim(own, false)
@@ -60,6 +70,14 @@ enum Wire {
     },
     AgentTurnOutcome {
         reason: Option<String>,
+    },
+    /// The settings beside the file: the session's total usage, or why they were not read.
+    #[serde(rename = "droid-settings")]
+    Settings {
+        file: String,
+        #[serde(rename = "tokenUsage")]
+        token_usage: Option<AnthropicUsage>,
+        unread: Option<String>,
     },
 }
 
@@ -97,7 +115,7 @@ enum Block {
     Other,
 }
 
-const TYPES: [&str; 3] = ["session_start", "message", "agent_turn_outcome"];
+const TYPES: [&str; 4] = ["session_start", "message", "agent_turn_outcome", SETTINGS];
 
 /// The id droid gives the context it injects before the prompt.
 const CONTEXT: &str = "context-";
@@ -128,6 +146,15 @@ impl Parse for DroidSession {
                     }
                     // Whatever else droid says, the turn did not complete.
                     _ => engine.turn_ended(Outcome::Failed, reason, None),
+                }
+            }
+            Wire::Settings { file, token_usage, unread } => {
+                engine.enter_session(None, PROVIDER);
+                if let Some(usage) = token_usage {
+                    engine.usage(usage.canonical(), UsageScope::Total);
+                }
+                if let Some(why) = unread {
+                    engine.warning(format!("{file} was not read, so the session's usage is unknown: {why}"), None);
                 }
             }
         }

@@ -3,7 +3,6 @@
 //! One run is one turn of several steps; a tool call is reported once, when it has ended.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -25,8 +24,6 @@ pub struct OpenCode {
     held: Option<Held>,
     /// The run's turn has ended; a late `error` is then reported, not a new turn.
     ended: bool,
-    /// Child sessions of `task` calls, to the call that spawned them.
-    children: HashMap<String, String>,
     /// The last part read was text the model had finished writing.
     answered: bool,
 }
@@ -286,11 +283,13 @@ impl OpenCode {
             }
             Part::Text(part) => {
                 self.open_turn(engine);
-                engine.text(Role::Assistant, part.text, self.parent_of(part.session_id.as_deref()));
+                let parent = parent_of(engine, part.session_id.as_deref());
+                engine.text(Role::Assistant, part.text, parent);
             }
             Part::Reasoning(part) => {
                 self.open_turn(engine);
-                engine.reasoning(part.text, self.parent_of(part.session_id.as_deref()));
+                let parent = parent_of(engine, part.session_id.as_deref());
+                engine.reasoning(part.text, parent);
             }
             Part::Tool(part) => {
                 self.open_turn(engine);
@@ -302,8 +301,8 @@ impl OpenCode {
     }
 
     /// The session being read has ended (a session file's next session begins): what it
-    /// left undecided is settled as at the end of input. The `task` calls are kept, as the
-    /// sessions of their subagents come after.
+    /// left undecided is settled as at the end of input. The `task` calls' links stay in
+    /// the engine, as the sessions of their subagents come after.
     pub(super) fn end_session(&mut self, engine: &mut Engine) {
         self.finish(engine);
         self.refused_in_step = false;
@@ -331,11 +330,6 @@ impl OpenCode {
         }
     }
 
-    /// The `task` call whose child session wrote a part, when the part is a child's.
-    fn parent_of(&self, part_session: Option<&str>) -> Option<String> {
-        self.children.get(part_session?).cloned()
-    }
-
     fn tool_use(&mut self, engine: &mut Engine, part: ToolPart) {
         let id = part.call_id;
         let st = part.state;
@@ -344,7 +338,7 @@ impl OpenCode {
             engine.set_time(start);
         }
         if !engine.tool_is_known(&id) {
-            let parent_id = self.parent_of(part.session_id.as_deref());
+            let parent_id = parent_of(engine, part.session_id.as_deref());
             engine.tool_started(NAMES.started(&id, &part.tool, st.input.clone()), ToolContext { parent_id });
         }
         if !matches!(st.status.as_str(), "completed" | "error") {
@@ -364,7 +358,7 @@ impl OpenCode {
             engine.tool_truncated(&id);
         }
         if let (ToolKind::Agent, Some(child)) = (kind, &meta.session_id) {
-            self.children.insert(child.clone(), id.clone());
+            engine.spawned(child, &id);
         }
         let (status, error) = match (st.status.as_str(), st.error) {
             ("completed", _) => (ToolStatus::Completed, None),
@@ -444,8 +438,22 @@ pub(super) fn enter_session(engine: &mut Engine, id: Option<&str>, provider: &st
         None => engine.session_id().is_some(),
     };
     if !known {
-        engine.session_started(id, SessionStarted { provider: provider.into(), ..Default::default() });
+        start_session(engine, id, SessionStarted { provider: provider.into(), ..Default::default() });
     }
+}
+
+/// The `task` call whose child session wrote a part, when the part is a child's shown in its
+/// parent's session (the stream); a child session read as its own is linked as a whole.
+fn parent_of(engine: &Engine, part_session: Option<&str>) -> Option<String> {
+    engine.spawner(part_session?)
+}
+
+/// Starts (or switches to) session `id`: a `task` call's child session, which names the
+/// session it ran in, is that call's child (the engine's link table, as Claude Code's
+/// subagent transcripts are linked), its start and turns included.
+pub(super) fn start_session(engine: &mut Engine, id: Option<&str>, info: SessionStarted) {
+    let spawner = id.and_then(|id| engine.take_spawner(id));
+    engine.session_started_by(id, info, spawner);
 }
 
 /// A tool's `error` state: OpenCode says refusals and aborts only in its error text.

@@ -12,7 +12,7 @@ pub(super) mod export;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::opencode::{enter_session, OpenCode, Part, WireError, PROVIDER};
+use super::opencode::{enter_session, start_session, OpenCode, Part, WireError, PROVIDER};
 use super::{LineError, Parse};
 use crate::engine::Engine;
 use crate::event::SessionStarted;
@@ -140,7 +140,7 @@ impl Parse for Sessions {
                     git_branch: None,
                     tools: None,
                 };
-                engine.session_started(Some(&info.id), started);
+                start_session(engine, Some(&info.id), started);
             }
             Record::Message { info } => {
                 self.end_message(engine);

@@ -10,12 +10,16 @@
 //! in text). Sessions, turns and branches are read as in Claude Code's transcripts
 //! ([`transcript`](super::transcript)); a background agent's notification ends its call and
 //! stays in the turn that launched it, as in the stream. Telemetry and attribution records
-//! are links of the chain only.
+//! are links of the chain only, but for a call a permission rule denied: the telemetry's
+//! `qwen-code.tool_call` record is its only trace when the call never started, and it is
+//! read as the stream's denied call (its announcement, then a result saying the rule's
+//! refusal), the session's own or a subagent's (the memory extractor's, which no call
+//! spawned, is a child of the subagent's id).
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::claude::{Claude, Entry, QWEN};
+use super::claude::{is_permission_denial, Claude, Entry, QWEN};
 use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, UsageScope};
@@ -53,7 +57,7 @@ pub struct QwenSession {
 impl Parse for QwenSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
-        let says = matches!(env.kind.as_str(), "user" | "assistant" | "tool_result");
+        let says = matches!(env.kind.as_str(), "user" | "assistant" | "tool_result") || env.denial().is_some();
         let record = Record {
             line: engine.line(),
             text: says.then(|| line.to_owned()),
@@ -148,6 +152,11 @@ impl Reader for QwenReader {
             }
             "user" if parent.is_none() => self.turn.start(engine, Some(joined(&parts))),
             "user" => {}
+            "system" => {
+                if let Some(denied) = env.denial() {
+                    self.denied(denied, engine)?;
+                }
+            }
             "assistant" => {
                 if let Some(u) = env.usage.filter(|u| self.last_usage.as_ref() != Some(u)) {
                     engine.usage(u.usage(), UsageScope::Increment);
@@ -194,6 +203,19 @@ impl Reader for QwenReader {
     }
 }
 
+impl QwenReader {
+    /// A call a permission rule denied, as the stream tells it: announced, then refused.
+    fn denied(&mut self, call: &UiEvent, engine: &mut Engine) -> Result<(), LineError> {
+        let parent = call.agent().map(|a| engine.spawner(a).unwrap_or_else(|| a.to_owned()));
+        let entry = Entry::Transcript { parent: parent.as_deref() };
+        let id = &call.call_id;
+        let tool_use = json!({"type": "tool_use", "id": id, "name": call.function_name, "input": call.function_args});
+        self.inner.read(&json!({"type": "assistant", "message": {"content": [tool_use]}}).to_string(), engine, entry)?;
+        let result = json!({"type": "tool_result", "tool_use_id": id, "content": call.error, "is_error": true});
+        self.inner.read(&json!({"type": "user", "message": {"content": [result]}}).to_string(), engine, entry)
+    }
+}
+
 /// The text parts of a message, joined.
 fn joined(parts: &[Part]) -> String {
     parts.iter().filter(|p| p.thought != Some(true)).filter_map(|p| p.text.as_deref()).collect::<Vec<_>>().join("\n")
@@ -225,12 +247,22 @@ struct Envelope {
     usage: Option<UsageMetadata>,
     #[serde(rename = "toolCallResult")]
     tool_call_result: Option<ToolCallResult>,
+    #[serde(rename = "systemPayload")]
+    system_payload: Option<SystemPayload>,
 }
 
 impl Envelope {
     /// Some when the line is a prompt the user typed.
     fn prompt(&self) -> Option<()> {
         (self.kind == "user" && self.subtype.is_none() && self.provenance.as_deref() == Some("real_user")).then_some(())
+    }
+
+    /// The call a permission rule denied, when the record is telemetry of one.
+    fn denial(&self) -> Option<&UiEvent> {
+        let e = self.system_payload.as_ref()?.ui_event.as_ref()?;
+        let never_ran = e.name.as_deref() == Some("qwen-code.tool_call")
+            && e.execution_status.as_deref() == Some("not_started");
+        (never_ran && e.error.as_deref().is_some_and(is_permission_denial)).then_some(e)
     }
 
     fn info(&self) -> SessionStarted {
@@ -242,6 +274,38 @@ impl Envelope {
             git_branch: self.git_branch.clone(),
             tools: None,
         }
+    }
+}
+
+#[derive(Deserialize)]
+struct SystemPayload {
+    #[serde(rename = "uiEvent")]
+    ui_event: Option<UiEvent>,
+}
+
+/// A telemetry event (`ui_telemetry`): of a tool call, what a denial needs.
+#[derive(Deserialize)]
+struct UiEvent {
+    #[serde(rename = "event.name")]
+    name: Option<String>,
+    #[serde(default)]
+    call_id: String,
+    #[serde(default)]
+    function_name: String,
+    #[serde(default)]
+    function_args: Value,
+    execution_status: Option<String>,
+    error: Option<String>,
+    subagent_id: Option<String>,
+    /// `<session>#<agent>#<n>`, the agent empty for the session's own prompts.
+    prompt_id: Option<String>,
+}
+
+impl UiEvent {
+    /// The subagent whose call it was; `None` for the session's own agent.
+    fn agent(&self) -> Option<&str> {
+        let from_prompt = || self.prompt_id.as_deref()?.split('#').nth(1).filter(|a| !a.is_empty());
+        self.subagent_id.as_deref().or_else(from_prompt)
     }
 }
 

@@ -7,16 +7,17 @@ use serde::Deserialize;
 use crate::event::Usage;
 
 /// Usage the Anthropic way, as Claude Code, its transcripts and droid write it (snake case in
-/// messages and results, camel case in Claude's per-model `modelUsage`).
+/// messages and results, camel case in Claude's per-model `modelUsage` and droid's session
+/// settings, which shorten the cache's names).
 #[derive(Debug, Deserialize)]
 pub(super) struct AnthropicUsage {
     #[serde(alias = "inputTokens")]
     pub input_tokens: Option<u64>,
     #[serde(alias = "outputTokens")]
     pub output_tokens: Option<u64>,
-    #[serde(alias = "cacheReadInputTokens")]
+    #[serde(alias = "cacheReadInputTokens", alias = "cacheReadTokens")]
     pub cache_read_input_tokens: Option<u64>,
-    #[serde(alias = "cacheCreationInputTokens")]
+    #[serde(alias = "cacheCreationInputTokens", alias = "cacheCreationTokens")]
     pub cache_creation_input_tokens: Option<u64>,
 }
 
