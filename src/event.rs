@@ -32,7 +32,7 @@ pub use envelope::{Event, RawRef, Severity, Source, Status, Visibility, ENVELOPE
 pub(crate) use serde_impl::{EnvelopeVisitor, EventReader, Fields, Str};
 pub use summary::{InputHealth, SessionFigures, Summary, SummaryFigures, ToolCounts, UsageTotals, Verdict};
 pub use table::{EventType, Implied};
-pub use text::{value_strings, CutLine, CutOutput, OutputField, TextField};
+pub use text::{id_member, value_strings, CutLine, CutOutput, Label, OutputField, Relabel, TextField};
 pub use vocab::{
     ApprovalKind, Decision, ErrorCategory, FileChange, Outcome, PlanStatus, RawReason, Role, Stream, ToolKind,
 };

@@ -4,7 +4,6 @@
 //! joins the provider parsers and the stages; projections and the command line are not its
 //! business.
 
-use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
@@ -15,9 +14,8 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::Event;
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
-use crate::scrub::control::json_is_clean;
 use crate::scrub::stream::{Holder, Pauses};
-use crate::scrub::{clean_json_line, Scrubber};
+use crate::scrub::Scrubber;
 use crate::truncate::Truncator;
 
 /// The stages `normalize` runs on every event before writing it: the tails of delta
@@ -28,17 +26,6 @@ pub struct Stages {
     streams: Holder<Event>,
     ready: Vec<Event>,
     written: Vec<Event>,
-    scratch: Vec<u8>,
-}
-
-/// Events with at least this many bytes of text are checked for control bytes without it.
-const CHECK_WITHOUT_TEXT_FROM: usize = 4096;
-
-/// The bytes of `event`'s text fields (`for_each_text_mut` is the one walk over them).
-fn text_len(event: &mut Event) -> usize {
-    let mut n = 0;
-    event.for_each_text_mut(|_, s| n += s.len());
-    n
 }
 
 impl Stages {
@@ -51,7 +38,6 @@ impl Stages {
             streams: Holder::new(pauses),
             ready: Vec::new(),
             written: Vec::new(),
-            scratch: Vec::new(),
         }
     }
 
@@ -112,39 +98,12 @@ impl Stages {
         Ok(())
     }
 
-    /// Scrubs and bounds `event` and writes it as one line.
+    /// Scrubs and bounds `event` and writes it as one line. Scrubbing reaches every string
+    /// the event writes (ids, names and keys too), so the line needs no second look.
     fn write_one<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
         self.finish_event(event);
-        // Text fields are clean now, but ids and names come from the provider as they are: a
-        // hostile one can hold control bytes. That is rare, so the line is checked and
-        // rewritten only when it has something to clean. When the text is long (tool
-        // output), the event is checked without it, which is much less to look at.
-        let checked = text_len(event) >= CHECK_WITHOUT_TEXT_FROM && self.is_clean_but_text(event)?;
-        let buf = out.line_buf();
-        let start = buf.len();
-        serde_json::to_writer(&mut *buf, event)?;
-        if !checked && !json_is_clean(&buf[start..]) {
-            if let Ok(line) = std::str::from_utf8(&buf[start..]) {
-                if let Cow::Owned(clean) = clean_json_line(line) {
-                    buf.truncate(start);
-                    buf.extend_from_slice(clean.as_bytes());
-                }
-            }
-        }
+        serde_json::to_writer(out.line_buf(), event)?;
         out.end_line()
-    }
-
-    /// True when `event` written without its text fields is clean: its text is taken out,
-    /// the rest written to a scratch buffer and checked, and the text put back.
-    fn is_clean_but_text(&mut self, event: &mut Event) -> io::Result<bool> {
-        let mut texts = Vec::new();
-        event.for_each_text_mut(|_, s| texts.push(std::mem::take(s)));
-        self.scratch.clear();
-        let written = serde_json::to_writer(&mut self.scratch, event);
-        let mut texts = texts.into_iter();
-        event.for_each_text_mut(|_, s| *s = texts.next().unwrap_or_default());
-        written?;
-        Ok(json_is_clean(&self.scratch))
     }
 
     /// The secrets redacted so far, by kind, for the summary.
@@ -160,8 +119,8 @@ impl Stages {
 ///
 /// It holds every event until the input ends: to stream, drive a
 /// [`Normalizer`] and [`Stages`] line by line, as `normalize` does. The engine cleans ids
-/// of control bytes as they come in; names are cleaned only when events are written
-/// ([`Stages::write`]).
+/// of control bytes as they come in (ids that differ only in them are one); secrets in ids,
+/// names and keys are redacted with the rest when events are scrubbed ([`Stages::write`]).
 ///
 /// ```
 /// use minicode_output::engine::clock::Clock;

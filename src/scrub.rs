@@ -1,6 +1,8 @@
 //! The `scrub` stage: terminal control bytes out of every string ([`control`]), then secrets
 //! replaced by typed markers (`[REDACTED:github-token]`) following the rule table
-//! ([`rules`]). Keys and ids are left alone; counts of redactions by kind feed the summary.
+//! ([`rules`]). Ids and JSON object keys are scrubbed too, and stay what they were to the
+//! event: a redacted id or key ends in a digest of the one it was, so it still names one
+//! thing ([`Scrubber::scrub_id`]). Counts of redactions by kind feed the summary.
 //!
 //! Scrubbing is idempotent: a marker never matches a rule, and a text is scrubbed until
 //! nothing changes, so a second pass finds nothing to do.
@@ -26,8 +28,9 @@ pub mod view;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use crate::event::Event;
+use crate::event::{id_member, Event, Label, Relabel};
 use detect::Detector;
+use json::Place;
 
 /// Text without its terminal control sequences and bytes: what other layers (the engine's
 /// ids) use of this stage, so that they depend on its face and not on its modules.
@@ -37,6 +40,68 @@ pub use control::clean as without_controls;
 #[derive(Debug, Default)]
 pub struct Scrubber {
     counts: BTreeMap<String, u64>,
+    known: Known,
+}
+
+impl Relabel for Scrubber {
+    fn wants(&mut self, _: Label, s: &str) -> bool {
+        !self.known.holds(s)
+    }
+
+    fn label(&mut self, label: Label, s: &mut String) {
+        let new = match label {
+            Label::Id => self.scrub_id(s),
+            Label::EventId => self.scrub_event_id(s),
+            Label::Name => self.scrub_str(s),
+        };
+        if let Cow::Owned(new) = new {
+            *s = new;
+        }
+    }
+
+    fn key(&mut self, key: &str) -> Option<String> {
+        self.scrub_key(key)
+    }
+}
+
+/// The strings last found safe (no control byte, no secret): an event's ids and names are
+/// mostly those of the events before it (its session, its tool call, the tool's name), so
+/// most are told safe by a comparison instead of a scan.
+#[derive(Debug, Default)]
+struct Known {
+    safe: [String; KNOWN],
+    next: usize,
+}
+
+/// How many safe strings [`Known`] keeps, and the longest it keeps.
+const KNOWN: usize = 8;
+const KNOWN_LEN: usize = 128;
+
+impl Known {
+    fn holds(&self, s: &str) -> bool {
+        self.safe.iter().any(|k| k == s)
+    }
+
+    fn add(&mut self, s: &str) {
+        if s.len() <= KNOWN_LEN && !self.holds(s) {
+            let slot = &mut self.safe[self.next];
+            slot.clear();
+            slot.push_str(s);
+            self.next = (self.next + 1) % KNOWN;
+        }
+    }
+}
+
+/// The digest that follows a redacted id or key: 12 hex digits of the XXH3 of the string it
+/// was (without control bytes, for an id), fixed by XXH3's specification, so it is the same
+/// in every run, build and filter.
+pub fn id_digest(original: &str) -> String {
+    format!("{:012x}", xxhash_rust::xxh3::xxh3_64(original.as_bytes()) >> 16)
+}
+
+fn push_digest(out: &mut String, original: &str) {
+    out.push('#');
+    out.push_str(&id_digest(original));
 }
 
 impl Scrubber {
@@ -47,12 +112,23 @@ impl Scrubber {
 
     /// Scrubs one string: borrowed when nothing changed, the common case.
     pub fn scrub_str<'a>(&mut self, s: &'a str) -> Cow<'a, str> {
-        let mut text = control::clean(s);
+        let text = control::clean(s);
+        match self.redacted(&text) {
+            Some(out) => Cow::Owned(out),
+            None => text,
+        }
+    }
+
+    /// `text` (without control bytes) with its secrets replaced by markers; `None` when it
+    /// has none.
+    fn redacted(&mut self, text: &str) -> Option<String> {
         let detector = Detector::global();
+        let mut changed: Option<String> = None;
         // A redaction can complete a pattern around it only in contrived input; looping
         // until nothing changes makes a second pass a no-op whatever the input.
         for _ in 0..4 {
-            let found = detector.find(&text);
+            let text = changed.as_deref().unwrap_or(text);
+            let found = detector.find(text);
             if found.is_empty() {
                 break;
             }
@@ -68,9 +144,9 @@ impl Scrubber {
                 *self.counts.entry(kind.to_owned()).or_insert(0) += 1;
             }
             out.push_str(&text[at..]);
-            text = Cow::Owned(out);
+            changed = Some(out);
         }
-        text
+        changed
     }
 
     /// Scrubs one string in place.
@@ -80,9 +156,62 @@ impl Scrubber {
         }
     }
 
-    /// Scrubs every content string of an event.
+    /// Scrubs an id (of a session, tool call, approval): without control bytes, as the
+    /// engine reads ids, and with its secrets redacted; a redacted id then ends in
+    /// `#` and a digest of the id it was ([`id_digest`]), so that it stays the id of one
+    /// thing: the same id is always written the same, two that differ stay apart.
+    pub fn scrub_id<'a>(&mut self, id: &'a str) -> Cow<'a, str> {
+        if self.known.holds(id) {
+            return Cow::Borrowed(id);
+        }
+        let text = control::clean(id);
+        match self.redacted(&text) {
+            Some(mut out) => {
+                push_digest(&mut out, &text);
+                Cow::Owned(out)
+            }
+            None => {
+                self.known.add(&text);
+                text
+            }
+        }
+    }
+
+    /// Scrubs an event id, `{sessionId}:{turnId}:{seq}`: its session part as an id, so that
+    /// it is written as the session's id is.
+    pub fn scrub_event_id<'a>(&mut self, id: &'a str) -> Cow<'a, str> {
+        let session_end = id.rmatch_indices(':').nth(1).map_or(id.len(), |(i, _)| i);
+        let (session, rest) = id.split_at(session_end);
+        match self.scrub_id(session) {
+            Cow::Borrowed(_) => match control::clean(rest) {
+                Cow::Borrowed(_) => Cow::Borrowed(id),
+                Cow::Owned(rest) => Cow::Owned(format!("{session}{rest}")),
+            },
+            Cow::Owned(session) => Cow::Owned(session + &control::clean(rest)),
+        }
+    }
+
+    /// Scrubs a key of a JSON object: a key that changes (control bytes, a secret) ends in
+    /// `#` and a digest of the key it was, so that two keys of one object stay two.
+    pub fn scrub_key(&mut self, key: &str) -> Option<String> {
+        if self.known.holds(key) {
+            return None;
+        }
+        let mut out = match self.scrub_str(key) {
+            Cow::Borrowed(_) => {
+                self.known.add(key);
+                return None;
+            }
+            Cow::Owned(out) => out,
+        };
+        push_digest(&mut out, key);
+        Some(out)
+    }
+
+    /// Scrubs every string of an event: content, ids, names and object keys.
     pub fn scrub_event(&mut self, event: &mut Event) {
         event.for_each_text_mut(|_, s| self.scrub_text(s));
+        event.relabel(self);
     }
 
     /// True when scrubbing the string values of the JSON line `line` could change it: it
@@ -96,14 +225,26 @@ impl Scrubber {
             || view::View::of(line).is_some_and(|v| detector.may_match(&v.text))
     }
 
-    /// Appends the JSON line `line` to `out` with every string value scrubbed (keys kept),
-    /// and each `\r` between its tokens, white space to JSON but a carriage return to a
-    /// terminal, made a space. Returns true when anything changed.
+    /// Appends the JSON line `line` to `out` with every string scrubbed, the keys and ids
+    /// of an event as [`Scrubber::scrub_event`] scrubs them, and each `\r` between its
+    /// tokens, white space to JSON but a carriage return to a terminal, made a space.
+    /// Returns true when anything changed.
     pub fn scrub_json_values(&mut self, line: &str, out: &mut Vec<u8>) -> bool {
         let start = out.len();
-        let changed = json::rewrite_values(line, out, |s| match self.scrub_str(s) {
-            Cow::Owned(new) => Some(new),
-            Cow::Borrowed(_) => None,
+        let changed = json::rewrite_strings(line, out, |place, s| {
+            let new = match place {
+                Place::Key => return self.scrub_key(s),
+                Place::Value { depth, key: Some(key) } => match id_member(depth, key) {
+                    Some(Label::EventId) => self.scrub_event_id(s),
+                    Some(_) => self.scrub_id(s),
+                    None => self.scrub_str(s),
+                },
+                Place::Value { .. } => self.scrub_str(s),
+            };
+            match new {
+                Cow::Owned(new) => Some(new),
+                Cow::Borrowed(_) => None,
+            }
         });
         // JSON allows no raw control character inside a string, so every `\r` is between
         // tokens.
@@ -121,20 +262,82 @@ impl Scrubber {
     }
 }
 
-/// A JSON line with the terminal control bytes removed from every string value (keys kept),
-/// borrowed when there are none, which is checked cheaply. [`Scrubber::scrub_event`] cleans
-/// content; this also reaches ids and names, which a hostile provider spells as it likes.
+/// A JSON line with the terminal control bytes removed from every string, keys included,
+/// borrowed when there are none, which is checked cheaply. For readers of canonical lines:
+/// [`Scrubber::scrub_event`] cleans what `normalize` writes, this also reaches lines written
+/// by anything else.
 pub fn clean_json_line(line: &str) -> Cow<'_, str> {
     if control::json_is_clean(line.as_bytes()) {
         return Cow::Borrowed(line);
     }
     let mut out = Vec::with_capacity(line.len());
-    if !json::rewrite_values(line, &mut out, |s| match control::clean(s) {
+    if !json::rewrite_strings(line, &mut out, |_, s| match control::clean(s) {
         Cow::Owned(clean) => Some(clean),
         Cow::Borrowed(_) => None,
     }) {
         return Cow::Borrowed(line);
     }
-    // rewrite_values copies `line` and writes whole strings, so the result is UTF-8.
+    // rewrite_strings copies `line` and writes whole strings, so the result is UTF-8.
     String::from_utf8(out).map_or(Cow::Borrowed(line), Cow::Owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SECRET: &str = "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";
+    const OTHER: &str = "ghp_Synth3t1cT0kenF0rD0csN0tR3al005KMHj1";
+
+    #[test]
+    fn an_id_with_a_secret_stays_one_id() {
+        let mut s = Scrubber::new();
+        let a = s.scrub_id(&format!("call_{SECRET}")).into_owned();
+        let b = s.scrub_id(&format!("call_{OTHER}")).into_owned();
+        assert!(a.starts_with("call_[REDACTED:github-token]#"), "{a}");
+        assert_ne!(a, b, "two ids stay two");
+        assert_eq!(Scrubber::new().scrub_id(&format!("call_{SECRET}")), a, "the same id is written the same");
+        // Control bytes are not part of an id, as the engine reads ids.
+        assert_eq!(s.scrub_id(&format!("call_\u{1b}[1m{SECRET}")), a);
+        // Scrubbing again changes nothing, as an id or as text.
+        assert_eq!(s.scrub_id(&a), a);
+        assert_eq!(s.scrub_str(&a), a);
+        assert_eq!(s.scrub_id("toolu_01ABC-def.2:x"), "toolu_01ABC-def.2:x");
+    }
+
+    #[test]
+    fn an_event_id_is_written_on_its_session_id() {
+        let mut s = Scrubber::new();
+        let session = s.scrub_id(SECRET).into_owned();
+        assert_eq!(s.scrub_event_id(&format!("{SECRET}:3:17")), format!("{session}:3:17"));
+        assert_eq!(s.scrub_event_id("s1:0:1"), "s1:0:1");
+    }
+
+    #[test]
+    fn keys_lose_secrets_and_control_characters_and_stay_apart() {
+        let mut s = Scrubber::new();
+        assert_eq!(s.scrub_key("command"), None);
+        let secret = s.scrub_key(&format!("x-{SECRET}")).unwrap();
+        assert!(secret.starts_with("x-[REDACTED:github-token]#"), "{secret}");
+        let mut seen = Vec::new();
+        for key in ["k\u{1b}[31mey", "k\u{85}ey", "k\u{202e}ey", "k\u{7f}ey", "k\u{80}ey"] {
+            let clean = s.scrub_key(key).unwrap();
+            assert!(clean.starts_with("key#"), "{key:?} gave {clean:?}");
+            assert_eq!(s.scrub_key(&clean), None, "{clean}");
+            assert!(!seen.contains(&clean), "{key:?} met another key");
+            seen.push(clean);
+        }
+    }
+
+    #[test]
+    fn the_json_of_an_event_is_scrubbed_as_the_event_is() {
+        let line = format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"{SECRET}:1:2","type":"tool.started","sessionId":"{SECRET}","correlationId":"c_{SECRET}","payload":{{"toolCallId":"c_{SECRET}","name":"n","qualified":"n","kind":"other","input":{{"k\u001b{SECRET}":"v","toolCallId":"{SECRET}"}}}}}}"#
+        );
+        let mut event: Event = serde_json::from_str(&line).unwrap();
+        Scrubber::new().scrub_event(&mut event);
+        let mut out = Vec::new();
+        assert!(Scrubber::new().scrub_json_values(&line, &mut out));
+        let rewritten: Event = serde_json::from_slice(&out).unwrap();
+        assert_eq!(rewritten, event);
+    }
 }

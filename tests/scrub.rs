@@ -425,3 +425,61 @@ fn gitleaks_test_cases() {
     left_out.iter().for_each(|l| eprintln!("  {l}"));
     assert!(pct(tp_hit, tp_total) >= 90.0 && pct(fp_kept, fp_total) >= 75.0);
 }
+
+/// Every provider input among the fixtures, as paths relative to `fixtures/`.
+fn every_input() -> Vec<String> {
+    files_under(&fixture(""), &[".input.jsonl"])
+}
+
+#[test]
+fn normalize_then_scrub_changes_nothing_for_every_fixture() {
+    let inputs = every_input();
+    assert!(inputs.iter().any(|i| i == "scrub/labels.input.jsonl"), "{inputs:?}");
+    let differ: Vec<&String> = inputs
+        .iter()
+        .filter(|input| {
+            let normalized = bin("normalize").arg(fixture(input)).output().expect("runs").stdout;
+            run("scrub", &[], &normalized) != normalized
+        })
+        .collect();
+    assert!(differ.is_empty(), "{} of {} fixtures change when scrubbed again: {differ:?}", differ.len(), inputs.len());
+}
+
+#[test]
+fn secrets_in_ids_names_and_keys_are_redacted_and_ids_still_correlate() {
+    let out = bin("normalize").arg(fixture("scrub/labels.input.jsonl")).output().expect("runs").stdout;
+    let text = String::from_utf8(out.clone()).unwrap();
+    assert!(!text.contains("ghp_"), "{text}");
+    let bad = |c: char| matches!(c, '\u{1b}' | '\u{7f}' | '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}');
+    assert!(!text.chars().any(bad), "{text}");
+    let events = json_lines(&out);
+    let started = of_type(&events, "tool.started");
+    let ids: Vec<&str> = started.iter().map(|e| e["payload"]["toolCallId"].as_str().unwrap()).collect();
+    // Two calls whose ids differ only in their secret stay two, each marked with a digest.
+    assert_eq!(ids.len(), 2);
+    assert_ne!(ids[0], ids[1]);
+    assert!(ids.iter().all(|id| id.starts_with("toolu_[REDACTED:github-token]#")), "{ids:?}");
+    // The child names its parent as the parent's own event does, and each call ends.
+    assert_eq!(started[1]["parentId"], ids[0]);
+    let mut ended: Vec<&str> =
+        of_type(&events, "tool.completed").iter().map(|e| e["payload"]["toolCallId"].as_str().unwrap()).collect();
+    ended.sort_unstable();
+    let mut want = ids.clone();
+    want.sort_unstable();
+    assert_eq!(ended, want);
+    // The session id is one id throughout, the event ids built on it.
+    let session = events[0]["sessionId"].as_str().unwrap();
+    assert!(session.starts_with("sess-[REDACTED:github-token]#"), "{session}");
+    assert!(events.iter().all(|e| e["sessionId"] == session && e["eventId"].as_str().unwrap().starts_with(session)));
+    let keys: Vec<&String> = started[0]["payload"]["input"].as_object().unwrap().keys().collect();
+    assert!(keys.iter().any(|k| k.starts_with("key-[REDACTED:github-token]#")), "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("rawc1bididel#")), "{keys:?}");
+    // scrub alone, on the events as an older normalize wrote them, names the ids the same.
+    let raw_session = "sess-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";
+    let line = format!(
+        r#"{{"schema":"minicode.output.v1","eventId":"{raw_session}:0:1","type":"warning","sessionId":"{raw_session}","payload":{{"message":"m"}}}}"#
+    );
+    let scrubbed = json_lines(&run("scrub", &[], format!("{line}\n").as_bytes()));
+    assert_eq!(scrubbed[0]["sessionId"], session);
+    assert_eq!(scrubbed[0]["eventId"], format!("{session}:0:1"));
+}

@@ -18,9 +18,10 @@ use crate::scrub::Scrubber;
 
 /// Redact secrets and remove terminal control bytes from canonical minicode.output.v1 JSONL.
 ///
-/// Every string value is scrubbed (keys are kept): known token formats become typed markers
-/// such as `[REDACTED:github-token]`, ANSI/OSC sequences and control characters other than
-/// newline and tab are removed, a `\r` progress line keeps its final state. Lines that are
+/// Every string is scrubbed, object keys and ids included: known token formats become typed
+/// markers such as `[REDACTED:github-token]`, ANSI/OSC sequences and control characters other
+/// than newline and tab are removed, a `\r` progress line keeps its final state. A redacted
+/// id or key ends in `#` and a digest of the one it was, so it still names one thing. Lines that are
 /// not events are scrubbed as text and passed through; nothing is dropped or reordered, and
 /// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
 /// of one stream (a message's text or thinking, a tool's output) is redacted whole: the

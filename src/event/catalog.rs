@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 
 use super::serde_impl::{write_other, write_summary};
 use super::table::{EventType, Implied};
-use super::text::{error_strings, opt, value_strings, TextField, Texts};
+use super::text::{
+    error_strings, map_keys, opt, opt_label, value_keys, value_strings, Label, Relabel, TextField, Texts,
+};
 use super::vocab::*;
 use super::{Status, Summary};
 
@@ -92,6 +94,12 @@ impl Texts for SessionStarted {
         opt(f, TextField::Other, &mut self.cwd);
         opt(f, TextField::Other, &mut self.git_branch);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Name, &mut self.provider);
+        opt_label(r, Label::Name, &mut self.provider_version);
+        self.tools.iter_mut().flatten().for_each(|t| r.label(Label::Name, t));
+    }
 }
 
 /// Payload of `turn.started`.
@@ -107,6 +115,8 @@ impl Texts for TurnStarted {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         opt(f, TextField::Text, &mut self.prompt);
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// Payload of `text`.
@@ -123,6 +133,8 @@ impl Texts for Text {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Text, &mut self.delta);
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// Payload of `reasoning`.
@@ -137,6 +149,8 @@ impl Texts for Reasoning {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Text, &mut self.delta);
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// Payload of `tool.started`.
@@ -175,6 +189,15 @@ impl Texts for ToolStarted {
             value_strings(v, TextField::Input, f);
         }
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Id, &mut self.tool_call_id);
+        r.label(Label::Name, &mut self.name);
+        r.label(Label::Name, &mut self.qualified);
+        if let Some(v) = &mut self.input {
+            value_keys(v, r);
+        }
+    }
 }
 
 /// `null` reads back as `None`, so it is not written either: an event must survive a round
@@ -199,6 +222,10 @@ pub struct ToolOutput {
 impl Texts for ToolOutput {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::ToolOutput, &mut self.delta);
+    }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Id, &mut self.tool_call_id);
     }
 }
 
@@ -270,6 +297,11 @@ impl Texts for ToolEnded {
         }
         error_strings(f, &mut self.error);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Id, &mut self.tool_call_id);
+        r.label(Label::Name, &mut self.name);
+    }
 }
 
 /// Payload of `approval.requested` and `approval.settled`.
@@ -297,6 +329,11 @@ impl Texts for Approval {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         opt(f, TextField::Other, &mut self.title);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Id, &mut self.approval_id);
+        opt_label(r, Label::Id, &mut self.tool_call_id);
+    }
 }
 
 /// Payload of `plan`.
@@ -311,6 +348,8 @@ impl Texts for Plan {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         self.entries.iter_mut().for_each(|e| f(TextField::Text, &mut e.content));
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// One entry of a plan.
@@ -340,6 +379,10 @@ impl Texts for FileChanged {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Other, &mut self.path);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        opt_label(r, Label::Id, &mut self.tool_call_id);
+    }
 }
 
 /// Payload of `usage`: provider token counts. Unknown stays absent, never 0.
@@ -363,9 +406,11 @@ pub struct Usage {
     pub cost_usd: Option<f64>,
 }
 
-/// Token counts only: no text.
+/// Token counts only: no text, no label.
 impl Texts for Usage {
     fn texts(&mut self, _: &mut dyn FnMut(TextField, &mut String)) {}
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 impl Usage {
@@ -423,6 +468,8 @@ impl Texts for ContextCompacted {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Other, &mut self.reason);
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// Payload of `warning`.
@@ -440,6 +487,10 @@ impl Texts for Warning {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Text, &mut self.message);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        opt_label(r, Label::Name, &mut self.category);
+    }
 }
 
 /// Payload of `raw`: input that could not be understood, preserved.
@@ -456,6 +507,8 @@ impl Texts for Raw {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         f(TextField::Raw, &mut self.line);
     }
+
+    fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
 /// Payload of the turn terminals (`turn.completed`, `turn.failed`, …).
@@ -481,6 +534,10 @@ impl Texts for TurnEnded {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         error_strings(f, &mut self.error);
     }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        opt_label(r, Label::Name, &mut self.stop_reason);
+    }
 }
 
 /// An event type this version does not know: its name and payload, kept whole.
@@ -498,5 +555,11 @@ impl Texts for Other {
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
         self.payload.values_mut().for_each(|v| value_strings(v, TextField::Other, f));
         self.extra.values_mut().for_each(|v| value_strings(v, TextField::Other, f));
+    }
+
+    fn labels(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::Name, &mut self.type_name);
+        map_keys(&mut self.payload, r);
+        map_keys(&mut self.extra, r);
     }
 }

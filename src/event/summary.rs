@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::text::{error_strings, opt_label, Label, Relabel};
 use super::{ErrorCategory, ErrorInfo, Outcome, TextField, Usage};
 
 /// The summary body: `ok`, `error` and `prompt` sit at the event's top level, the figures
@@ -22,14 +23,19 @@ pub struct Summary {
 
 impl Summary {
     pub(super) fn for_each_text_mut(&mut self, f: &mut dyn FnMut(TextField, &mut String)) {
-        if let Some(e) = &mut self.error {
-            f(TextField::Other, &mut e.message);
-            if let Some(a) = &mut e.action {
-                f(TextField::Other, a);
-            }
-        }
+        error_strings(f, &mut self.error);
         if let Some(p) = &mut self.prompt {
             f(TextField::Text, p);
+        }
+        for s in &mut self.figures.sessions {
+            error_strings(f, &mut s.error);
+        }
+    }
+
+    pub(super) fn relabel(&mut self, r: &mut dyn Relabel) {
+        for s in &mut self.figures.sessions {
+            r.label(Label::Id, &mut s.session_id);
+            opt_label(r, Label::Name, &mut s.provider);
         }
     }
 }

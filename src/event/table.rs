@@ -103,6 +103,15 @@ macro_rules! catalog {
                     Body::Other(o) => o.texts(f),
                 }
             }
+
+            /// Offers `r` every id, name and object key of the body.
+            pub(super) fn relabel(&mut self, r: &mut dyn Relabel) {
+                match self {
+                    $(Body::$variant(p) => p.labels(r),)*
+                    Body::Summary(s) => s.relabel(r),
+                    Body::Other(o) => o.labels(r),
+                }
+            }
         }
 
         /// The body of a type whose payload alone makes it; `Err` gives `d` back for `summary`

@@ -1,7 +1,9 @@
-//! The strings of an event that carry content ([`TextField`], [`Event::for_each_text_mut`])
+//! The strings of an event: those that carry content ([`TextField`],
+//! [`Event::for_each_text_mut`]), the ids, names and JSON object keys beside them ([`Label`],
+//! [`Event::relabel`]), so that a stage such as scrub reaches every string an event writes,
 //! and its tool output, found in place in its line ([`Event::cut_tool_output`]) or read.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::catalog::{ErrorInfo, ShellResult};
 use super::{skim, Body, Event};
@@ -92,6 +94,27 @@ impl Event {
         self.body.for_each_text_mut(&mut f);
     }
 
+    /// Offers `r` every string the event writes that is no content and no fixed vocabulary:
+    /// the envelope's ids, the payload's ids and names, and the keys of the JSON objects it
+    /// carries as given (tool input, unknown payloads). With [`Event::for_each_text_mut`],
+    /// that is every string of the event's line but the schema's own words.
+    pub fn relabel(&mut self, r: &mut dyn Relabel) {
+        r.label(Label::EventId, &mut self.event_id);
+        r.label(Label::Id, &mut self.session_id);
+        opt_label(r, Label::Id, &mut self.correlation_id);
+        opt_label(r, Label::Id, &mut self.parent_id);
+        if let Some(file) = &mut self.raw_ref.file {
+            // Shared by a file's events: copied out only when it is to change.
+            let mut name = String::new();
+            if r.wants(Label::Name, file) {
+                name.push_str(file);
+                r.label(Label::Name, &mut name);
+                *file = name.into();
+            }
+        }
+        self.body.relabel(r);
+    }
+
     /// Marks the event's tool output as truncated, when it has one.
     pub fn mark_truncated(&mut self) {
         if let Body::ToolEnded(t) = &mut self.body {
@@ -115,12 +138,88 @@ pub enum TextField {
     Other,
 }
 
-/// The strings of a payload that carry content, each with the role it plays: the catalog's
-/// answer to "what does this type hold that is text", which scrub and truncate rely on to see
-/// every such string once. Every payload type of the catalog implements it.
+/// What a string that is no content is to the event, so a stage can keep what it means: an
+/// id must stay one (two different ones stay different, the same one stays the same), a name
+/// is never bounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Label {
+    /// An id: of a session, tool call, approval or correlation.
+    Id,
+    /// The envelope's `eventId`, `{sessionId}:{turnId}:{seq}`: an id whose first part is the
+    /// session's.
+    EventId,
+    /// A name or word from the provider: tool names, the provider and its version, a stop
+    /// reason, a warning's category, an unknown type's name, an input file's name.
+    Name,
+}
+
+/// What a stage does to the strings [`Event::relabel`] offers.
+pub trait Relabel {
+    /// True when `s`, labelled `label`, may be changed by [`Relabel::label`]; false lets the
+    /// caller skip copying it. Cheap by default: always true.
+    fn wants(&mut self, label: Label, s: &str) -> bool {
+        let _ = (label, s);
+        true
+    }
+    /// Rewrites `s` in place.
+    fn label(&mut self, label: Label, s: &mut String);
+    /// The key `key` of a JSON object as it is to be written, when it is to change.
+    fn key(&mut self, key: &str) -> Option<String>;
+}
+
+/// The strings of a payload, each with the role it plays: the catalog's answer to "what does
+/// this type hold that is text" (scrub and truncate rely on it to see every such string
+/// once) and "what else does it write" (ids, names, keys: scrub cleans them too). Every
+/// payload type of the catalog implements it.
 pub(super) trait Texts {
-    /// Calls `f` on each such string.
+    /// Calls `f` on each string that carries content.
     fn texts(&mut self, f: &mut dyn FnMut(TextField, &mut String));
+    /// Offers `r` each id, name and object key.
+    fn labels(&mut self, r: &mut dyn Relabel);
+}
+
+/// The label of the string value of member `key` of a canonical event's line, `depth`
+/// objects deep (1: the envelope, 2: the payload), when it is an id: what a filter that
+/// rewrites the line without reading it as an [`Event`] needs to treat ids as
+/// [`Event::relabel`] offers them.
+pub fn id_member(depth: usize, key: &str) -> Option<Label> {
+    match (depth, key) {
+        (1, "eventId") => Some(Label::EventId),
+        (1, "sessionId" | "correlationId" | "parentId") | (2, "toolCallId" | "approvalId") => Some(Label::Id),
+        _ => None,
+    }
+}
+
+pub(super) fn opt_label(r: &mut dyn Relabel, label: Label, s: &mut Option<String>) {
+    if let Some(s) = s {
+        r.label(label, s);
+    }
+}
+
+/// Offers `r` every key of the objects inside `v`.
+pub(super) fn value_keys(v: &mut Value, r: &mut dyn Relabel) {
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(|v| value_keys(v, r)),
+        Value::Object(m) => map_keys(m, r),
+        _ => {}
+    }
+}
+
+/// Offers `r` every key of `m` and of the objects inside it; the map is rebuilt only when a
+/// key changes. A changed key that meets another already there (keys that differ only in
+/// control bytes) does not replace it: it takes `#`s after it until it is free, so no value
+/// is lost.
+pub(super) fn map_keys(m: &mut Map<String, Value>, r: &mut dyn Relabel) {
+    m.values_mut().for_each(|v| value_keys(v, r));
+    let changed: Vec<(String, String)> = m.keys().filter_map(|k| Some((k.clone(), r.key(k)?))).collect();
+    for (old, mut new) in changed {
+        if let Some(v) = m.remove(&old) {
+            while m.contains_key(&new) {
+                new.push('#');
+            }
+            m.insert(new, v);
+        }
+    }
 }
 
 pub(super) fn opt(f: &mut dyn FnMut(TextField, &mut String), field: TextField, s: &mut Option<String>) {

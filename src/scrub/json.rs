@@ -1,7 +1,7 @@
-//! String values of a JSON line, rewritten in place: every value string (never a key) is
-//! offered to a function, and only the strings it changes are re-encoded, so the rest of the
-//! line (key order, number spelling, unknown fields) comes back byte for byte. The filters
-//! use it for lines they do not need to understand as events.
+//! Strings of a JSON line, rewritten in place: every string (the values, or the keys too,
+//! each with where it is) is offered to a function, and only the strings it changes are
+//! re-encoded, so the rest of the line (key order, number spelling, unknown fields) comes back
+//! byte for byte. The filters use it for lines they do not need to understand as events.
 
 use std::borrow::Cow;
 
@@ -69,20 +69,63 @@ pub fn classify(line: &str) -> LineKind {
     }
 }
 
+/// Where a string of a JSON line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place<'a> {
+    /// A key of an object.
+    Key,
+    /// A value, inside `depth` objects and arrays (a member of the line's top object is at
+    /// depth 1), the value of member `key` (as written, escapes undecoded) when it is one.
+    Value {
+        /// How many objects and arrays hold it.
+        depth: usize,
+        /// The key it is the value of.
+        key: Option<&'a str>,
+    },
+}
+
 /// Appends `line` (valid JSON) to `out`, with every value string `s` replaced by `f(s)` when
 /// that returns `Some`. Returns true when anything was replaced.
 pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> Option<String>) -> bool {
+    rewrite_strings(line, out, |place, s| match place {
+        Place::Key => None,
+        Place::Value { .. } => f(s),
+    })
+}
+
+/// Appends `line` (valid JSON) to `out`, with every string `s`, key or value, replaced by
+/// `f(place, s)` when that returns `Some`. Returns true when anything was replaced.
+pub fn rewrite_strings<'a>(
+    line: &'a str,
+    out: &mut Vec<u8>,
+    mut f: impl FnMut(Place<'a>, &str) -> Option<String>,
+) -> bool {
     let b = line.as_bytes();
     let (mut i, mut copied, mut changed) = (0, 0, false);
+    let mut depth = 0usize;
+    // The key just read, while only a colon has followed it.
+    let mut member: Option<&str> = None;
     while let Some(q) = memchr::memchr(b'"', &b[i..]) {
         let start = i + q;
+        let gap = &b[i..start];
+        for c in gap {
+            match c {
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        let key = member.take().filter(|_| gap.iter().all(|c| *c == b':' || c.is_ascii_whitespace()));
         let Some(end) = string_end(b, start + 1) else { break };
         i = end + 1;
         let next = b[i..].iter().find(|c| !c.is_ascii_whitespace());
-        if next == Some(&b':') {
-            continue;
-        }
         let raw = &line[start + 1..end];
+        let place = if next == Some(&b':') {
+            member = Some(raw);
+            Place::Key
+        } else {
+            Place::Value { depth, key }
+        };
         let decoded: Cow<'_, str> = if raw.contains('\\') {
             match serde_json::from_str::<String>(&line[start..=end]) {
                 Ok(s) => Cow::Owned(s),
@@ -91,7 +134,7 @@ pub fn rewrite_values(line: &str, out: &mut Vec<u8>, mut f: impl FnMut(&str) -> 
         } else {
             Cow::Borrowed(raw)
         };
-        if let Some(new) = f(&decoded) {
+        if let Some(new) = f(place, &decoded) {
             out.extend_from_slice(&b[copied..start]);
             // Serialising a String into a Vec cannot fail.
             let _ = serde_json::to_writer(&mut *out, &new);
@@ -134,6 +177,30 @@ mod tests {
             upper(r#"{"x":"ax","n":1.50,"a":["x\n",{"x" : "b"}]}"#),
             r#"{"x":"AX","n":1.50,"a":["X\n",{"x" : "b"}]}"#
         );
+    }
+
+    #[test]
+    fn keys_and_values_are_told_with_their_depth_and_member() {
+        let mut seen = Vec::new();
+        rewrite_strings(r#"{"a":"x","p":{"k" : "y","l":["z",{"m":"w"}]},"b":"v"}"#, &mut Vec::new(), |place, s| {
+            seen.push((place, s.to_owned()));
+            None
+        });
+        let value = |depth, key| Place::Value { depth, key };
+        let want = [
+            (Place::Key, "a"),
+            (value(1, Some("a")), "x"),
+            (Place::Key, "p"),
+            (Place::Key, "k"),
+            (value(2, Some("k")), "y"),
+            (Place::Key, "l"),
+            (value(3, None), "z"),
+            (Place::Key, "m"),
+            (value(4, Some("m")), "w"),
+            (Place::Key, "b"),
+            (value(1, Some("b")), "v"),
+        ];
+        assert_eq!(seen, want.map(|(p, s)| (p, s.to_owned())));
     }
 
     #[test]
