@@ -9,9 +9,11 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 use std::rc::Rc;
 
+use serde_json::Value;
+
 use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::Event;
+use crate::event::{Body, Event};
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
 use crate::scrub::stream::{Holder, Pauses};
@@ -159,8 +161,11 @@ pub fn normalize(input: impl Read, from: Option<Provider>, clock: Clock) -> io::
 }
 
 /// `normalize` inside another filter: provider output in, line by line, and out the canonical
-/// JSONL lines the binary would write for it (the same parsers, stages and summary, with the
-/// default bounds and `--from auto`), for the filter to read as if they had been piped in.
+/// events the binary would write for it (the same parsers, stages and summary, with the
+/// default bounds and `--from auto`), each with its JSONL line. The filter takes the events
+/// as they are instead of parsing the lines again: each is what its line reads as (the
+/// stages make it so when they clean a line; the few events that could read back otherwise
+/// are read from their lines).
 pub struct Inline {
     norm: Normalizer,
     stages: Stages,
@@ -220,15 +225,12 @@ impl Inline {
         for ev in self.norm.drain() {
             self.stages.write(ev, &mut self.out)?;
         }
-        self.stages.take_written().for_each(drop);
         Ok(())
     }
 
     /// The input pauses: what the stages hold back is decided and written.
     pub fn pause(&mut self) -> io::Result<()> {
-        self.stages.pause(&mut self.out)?;
-        self.stages.take_written().for_each(drop);
-        Ok(())
+        self.stages.pause(&mut self.out)
     }
 
     /// The input ended: what is open is closed, and the summary written last.
@@ -243,19 +245,49 @@ impl Inline {
         self.pause()
     }
 
-    /// Hands each canonical line written so far (without its newline) to `on`, in order;
-    /// returns what the normalizer had to say about the input, for stderr.
-    pub fn take_lines<E: From<io::Error>>(
+    /// Hands each canonical event written so far to `on` with its line (without the
+    /// newline), in order; returns what the normalizer had to say about the input, for stderr.
+    pub fn take_events<E: From<io::Error>>(
         &mut self,
-        mut on: impl FnMut(&str) -> Result<(), E>,
+        mut on: impl FnMut(Event, &str) -> Result<(), E>,
     ) -> Result<Vec<String>, E> {
         self.out.flush()?;
-        let lines = std::mem::take(&mut *self.lines.borrow_mut());
-        // The stages write JSON, one event a line: valid UTF-8.
-        for line in String::from_utf8_lossy(&lines).lines() {
-            on(line)?;
+        let mut lines = std::mem::take(&mut *self.lines.borrow_mut());
+        // The stages write JSON, one event a line: valid UTF-8, and no newline inside a line.
+        let text = String::from_utf8_lossy(&lines);
+        for (event, line) in self.stages.take_written().zip(text.split_terminator('\n')) {
+            let event = match reads_back_otherwise(&event).then(|| Event::from_json(line, true)) {
+                Some(Ok(read)) => read,
+                _ => event,
+            };
+            on(event, line)?;
         }
+        drop(text);
+        // The buffer goes back, emptied, so that its room is not allocated again each line.
+        lines.clear();
+        *self.lines.borrow_mut() = lines;
         Ok(self.norm.take_diagnostics())
+    }
+}
+
+/// True when `event` may differ from what its line reads as, so that the line is read: it
+/// holds a float (serde_json, without its slower `float_roundtrip`, reads some floats of 17
+/// digits back as their neighbour), a null tool input (not written), or the payload of a type
+/// this version does not know. Those are few: usage, summaries, some tool calls.
+fn reads_back_otherwise(event: &Event) -> bool {
+    fn has_float(v: &Value) -> bool {
+        match v {
+            Value::Number(n) => n.is_f64(),
+            Value::Array(a) => a.iter().any(has_float),
+            Value::Object(o) => o.values().any(has_float),
+            _ => false,
+        }
+    }
+    match &event.body {
+        Body::Usage(u) => u.cost_usd.is_some(),
+        Body::ToolStarted(t) => t.input.as_ref().is_some_and(|i| i.is_null() || has_float(i)),
+        Body::Summary(_) | Body::Other(_) => true,
+        _ => false,
     }
 }
 
@@ -276,5 +308,37 @@ mod tests {
             let actual: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
             assert!(actual == expected, "{case}: normalize() differs from the golden");
         }
+    }
+
+    /// What [`Inline`] hands on is what its lines read as, for every capture in the
+    /// fixtures: a filter given provider output shows what it shows of `normalize`'s.
+    #[test]
+    fn inline_events_are_their_lines_read_back() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut inputs = Vec::new();
+        for dir in std::fs::read_dir(&root).unwrap() {
+            let Ok(files) = std::fs::read_dir(dir.unwrap().path()) else { continue };
+            let names = files.map(|f| f.unwrap().path());
+            inputs.extend(names.filter(|p| p.to_string_lossy().ends_with(".input.jsonl")));
+        }
+        assert!(inputs.len() > 50, "only {} captures found", inputs.len());
+        let mut events = 0;
+        for path in inputs {
+            let input = std::fs::read(&path).unwrap();
+            let mut inline = Inline::new(Clock::Fixed(1_767_225_600_000));
+            let mut check = |event: Event, line: &str| -> io::Result<()> {
+                let read = Event::from_json(line, true).unwrap();
+                assert!(event == read, "{}: {line}\nis handed on as {event:?}", path.display());
+                events += 1;
+                Ok(())
+            };
+            for line in String::from_utf8_lossy(&input).lines() {
+                inline.line(Line::Text(line.into())).unwrap();
+                inline.take_events(&mut check).unwrap();
+            }
+            inline.finish().unwrap();
+            inline.take_events(&mut check).unwrap();
+        }
+        assert!(events > 1000, "only {events} events checked");
     }
 }

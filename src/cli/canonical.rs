@@ -6,6 +6,7 @@
 
 use super::Diagnostics;
 use crate::engine::clock::Clock;
+use crate::event::Event;
 use crate::io::{Line, LineSink, Source, Sources, Unreadable};
 use crate::pipeline::Inline;
 
@@ -14,8 +15,9 @@ pub(super) trait Canonical {
     /// The next line of canonical input (blank ones too), `n` its 1-based number counted
     /// across sources.
     fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()>;
-    /// The next line `normalize` wrote for provider input: one canonical event.
-    fn normalized(&mut self, line: &str) -> anyhow::Result<()>;
+    /// The next event `normalize` wrote for provider input, and its line: `event` is what
+    /// the line reads as, tool output included.
+    fn normalized(&mut self, event: Event, line: &str) -> anyhow::Result<()>;
     /// The next read may wait: what is ready should be written out.
     fn flush(&mut self) -> anyhow::Result<()>;
     /// An input could not be read; `counted` when the normalized summary counts it already.
@@ -64,11 +66,11 @@ impl<'a, C: Canonical> Reader<'a, C> {
         self.filter
     }
 
-    /// Hands the lines the normalizer wrote to the filter, its notes to stderr.
+    /// Hands the events the normalizer wrote to the filter, its notes to stderr.
     fn normalized(&mut self) -> anyhow::Result<()> {
         let Input::Provider(inline) = &mut self.input else { return Ok(()) };
         let filter = &mut self.filter;
-        let notes = inline.take_lines(|line| filter.normalized(line))?;
+        let notes = inline.take_events(|event, line| filter.normalized(event, line))?;
         notes.iter().for_each(|n| self.diag.say(n));
         Ok(())
     }

@@ -187,11 +187,11 @@ impl<W: Write> Canonical for Shower<'_, W> {
         }
     }
 
-    fn normalized(&mut self, line: &str) -> anyhow::Result<()> {
-        match Event::from_json(line, self.how.tool_output) {
-            Ok(mut event) => self.show(&mut event, line),
-            Err(e) => Err(anyhow::anyhow!("normalize wrote a line that is not an event: {e}")),
+    fn normalized(&mut self, mut event: Event, line: &str) -> anyhow::Result<()> {
+        if !self.how.tool_output {
+            event.clear_tool_output();
         }
+        self.show(&mut event, line)
     }
 
     fn flush(&mut self) -> anyhow::Result<()> {

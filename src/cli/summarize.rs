@@ -7,7 +7,7 @@ use clap::{Parser, ValueEnum};
 
 use super::canonical::{Canonical, Reader};
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
-use crate::event::Verdict;
+use crate::event::{Event, Verdict};
 use crate::io::{each_line, is_blank, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
@@ -154,7 +154,9 @@ impl Canonical for Summary<'_> {
         Ok(())
     }
 
-    fn normalized(&mut self, line: &str) -> anyhow::Result<()> {
+    // The line, not the event: a run's key is the digest of its lines, and the fast reading
+    // keeps nothing of most of them.
+    fn normalized(&mut self, _event: Event, line: &str) -> anyhow::Result<()> {
         self.s.line(line).map_err(|e| anyhow::anyhow!("normalize wrote a line that is not an event: {e}"))
     }
 

@@ -46,13 +46,19 @@ impl Event {
     pub fn from_json(line: &str, tool_output: bool) -> serde_json::Result<Event> {
         let mut event: Event = serde_json::from_str(line)?;
         if !tool_output {
-            event.for_each_text_mut(|field, s| {
-                if field == TextField::ToolOutput {
-                    s.clear();
-                }
-            });
+            event.clear_tool_output();
         }
         Ok(event)
+    }
+
+    /// Empties the event's tool output (`tool.output` deltas, a call's stdout and stderr), for
+    /// a reader that does not keep it.
+    pub fn clear_tool_output(&mut self) {
+        self.for_each_text_mut(|field, s| {
+            if field == TextField::ToolOutput {
+                s.clear();
+            }
+        });
     }
 
     /// The event line `line` with the insides of its tool output strings cut, for a reader
