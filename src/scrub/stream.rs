@@ -38,7 +38,8 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), a match the next text could complete from its first bytes on (the
+/// value may follow), and the line before it when that one does (`<apiToken>` and its value
+/// on the next line), a match the next text could complete from its first bytes on (the
 /// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
 /// at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
@@ -59,6 +60,9 @@ pub struct Scan {
     line: usize,
     /// The last line holds an anchor.
     anchored: bool,
+    /// Where the line before the last starts, and whether it holds an anchor: an XML
+    /// element's name may be on it and its value on the last line.
+    prev: (usize, bool),
     /// Where the last run of non-white-space starts.
     run: usize,
     /// The DFA walks of the rules with leads.
@@ -91,7 +95,15 @@ impl Scan {
         }
         match memchr::memrchr(b'\n', &b[seen..]) {
             Some(i) => {
-                self.line = seen + i + 1;
+                let end = seen + i;
+                // The line before the new last one: the old last line, grown, or a line of
+                // the new text alone.
+                let from = self.line.max(seen);
+                self.prev = match memchr::memrchr(b'\n', &b[from..end]) {
+                    Some(j) => (from + j + 1, detector.may_match(&text[from + j + 1..end])),
+                    None => (self.line, self.anchored || detector.may_match(&text[self.line.max(back(REACH))..end])),
+                };
+                self.line = end + 1;
                 self.anchored = detector.may_match(&text[self.line..]);
             }
             None if !self.anchored => self.anchored = detector.may_match(&text[self.line.max(back(REACH))..]),
@@ -112,6 +124,9 @@ impl Scan {
         if self.anchored {
             from = from.min(self.line);
         }
+        if self.prev.1 {
+            from = from.min(self.prev.0);
+        }
         if let Some(p) = detector.leads().earliest_open(&self.walks) {
             from = from.min(p);
         }
@@ -125,6 +140,7 @@ impl Scan {
     /// at the start now, which holds at least what a scan of the rest would hold.
     pub fn shift(&mut self, n: usize) {
         self.line = self.line.saturating_sub(n);
+        self.prev.0 = self.prev.0.saturating_sub(n);
         self.run = self.run.saturating_sub(n);
         self.walks.shift(n);
         if let Some((line, begin)) = &mut self.pem {
