@@ -38,8 +38,8 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), and the line before it when that one does (`<apiToken>` and its value
-/// on the next line), a match the next text could complete from its first bytes on (the
+/// value may follow), and the line before it when that one does and ends with a tag
+/// (`<apiToken>` and its value on the next line), a match the next text could complete from its first bytes on (the
 /// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
 /// at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
@@ -60,8 +60,8 @@ pub struct Scan {
     line: usize,
     /// The last line holds an anchor.
     anchored: bool,
-    /// Where the line before the last starts, and whether it holds an anchor: an XML
-    /// element's name may be on it and its value on the last line.
+    /// Where the line before the last starts, and whether it holds an anchor and ends with
+    /// a tag: an XML element's name may be on it and its value on the last line.
     prev: (usize, bool),
     /// Where the last run of non-white-space starts.
     run: usize,
@@ -99,9 +99,19 @@ impl Scan {
                 // The line before the new last one: the old last line, grown, or a line of
                 // the new text alone.
                 let from = self.line.max(seen);
+                // Held only when it opens an element: a line held whole whatever it ends with
+                // would be cut from the lines before it when a match over them (a `.netrc`
+                // entry) is complete, and each part would then be scrubbed alone.
                 self.prev = match memchr::memrchr(b'\n', &b[from..end]) {
-                    Some(j) => (from + j + 1, detector.may_match(&text[from + j + 1..end])),
-                    None => (self.line, self.anchored || detector.may_match(&text[self.line.max(back(REACH))..end])),
+                    Some(j) => {
+                        let line = &text[from + j + 1..end];
+                        (from + j + 1, opens_element(line) && detector.may_match(line))
+                    }
+                    None => (
+                        self.line,
+                        opens_element(&text[self.line..end])
+                            && (self.anchored || detector.may_match(&text[self.line.max(back(REACH))..end])),
+                    ),
                 };
                 self.line = end + 1;
                 self.anchored = detector.may_match(&text[self.line..]);
@@ -114,12 +124,7 @@ impl Scan {
         let end = ceil_boundary(text, text.len().saturating_sub(detector.longest_literal()));
         if let Some(p) = detector.partial_anchor_at_end(&text[end..]).map(|p| end + p) {
             // An anchor with a space in it starts before the last run: hold from its own run.
-            let lo = ceil_boundary(text, p.saturating_sub(REACH));
-            from = from.min(match text[lo..p].rfind(char::is_whitespace) {
-                _ if p >= self.run => self.run,
-                Some(i) => lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8),
-                None => 0,
-            });
+            from = from.min(self.run_of(text, p));
         }
         if self.anchored {
             from = from.min(self.line);
@@ -128,12 +133,26 @@ impl Scan {
             from = from.min(self.prev.0);
         }
         if let Some(p) = detector.leads().earliest_open(&self.walks) {
-            from = from.min(p);
+            // From the start of the word it begins in (`enterprise.` of
+            // `enterprise.contribsys.com`): a word cut in two would be held whole by a second
+            // scrub, which would then put the text in other events than the first did.
+            from = from.min(self.run_of(text, p));
         }
         if let Some((line, _)) = self.pem {
             from = from.min(line);
         }
         from.max(ceil_boundary(text, text.len().saturating_sub(MAX_HOLD)))
+    }
+
+    /// Where the run of non-white-space that holds `text[p]` starts, looking back at most
+    /// `REACH` bytes (past them, the start of the text).
+    fn run_of(&self, text: &str, p: usize) -> usize {
+        let lo = ceil_boundary(text, p.saturating_sub(REACH));
+        match text[lo..p].rfind(char::is_whitespace) {
+            _ if p >= self.run => self.run,
+            Some(i) => lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8),
+            None => 0,
+        }
     }
 
     /// The text loses its first `n` bytes (they were decided): what began in them begins
@@ -148,6 +167,12 @@ impl Scan {
             *begin = begin.saturating_sub(n);
         }
     }
+}
+
+/// True when `line` ends with a tag (`<apiToken>`), white space aside: the value of an XML
+/// element may be on the next line.
+fn opens_element(line: &str) -> bool {
+    line.trim_end_matches([' ', '\t', '\r']).ends_with('>')
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
@@ -394,6 +419,20 @@ mod tests {
     }
 
     #[test]
+    fn an_element_s_value_on_its_own_line_is_held_with_its_tag() {
+        assert_eq!(hold_from("ok\n<apiToken>\n"), "ok\n".len());
+        assert_eq!(hold_from("ok\n<apiToken>\n  a1b2c3"), "ok\n".len());
+    }
+
+    #[test]
+    fn a_finished_netrc_entry_is_not_cut_before_its_password_line() {
+        // Held from the `password` line, the entry's first lines would go out alone and the
+        // password line, scrubbed without them, would not be a `.netrc` entry.
+        let netrc = "machine git.example.com\n  login ci\n  password cxd2B1d6pXKBSopa_51\n";
+        assert_eq!(hold_from(netrc), netrc.len());
+    }
+
+    #[test]
     fn an_unfinished_pem_block_is_held() {
         let text = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n";
         assert_eq!(hold_from(text), 2);
@@ -463,5 +502,28 @@ mod tests {
     fn the_hold_is_bounded() {
         let text = "password=".to_owned() + &"x".repeat(3 * MAX_HOLD);
         assert!(text.len() - hold_from(&text) <= MAX_HOLD);
+    }
+
+    #[test]
+    fn a_match_under_way_is_held_with_the_word_it_begins_in() {
+        // The `.netrc`-like context `contribsys` begins inside `enterprise.contribsys.com`;
+        // held from `contribsys`, `enterprise.` would go out alone, and a second scrub (where
+        // it is the last word of its event, held) would join it to the next event again.
+        let text = "bundle config --local enterprise.contribsys.com 77eed01b:7eb9c05d\nexport X=1\n";
+        let mut holder = Holder::new(Pauses::Wait);
+        let mut ready = Vec::new();
+        let mut at = 0;
+        for len in [6, 3, 1].into_iter().cycle() {
+            let end = (at + len).min(text.len());
+            holder.push(Item { delta: Some(text[at..end].to_owned()), weight: 1 }, &mut ready);
+            at = end;
+            if at == text.len() {
+                break;
+            }
+        }
+        holder.decide_all(&mut ready);
+        let deltas: Vec<String> = ready.into_iter().filter_map(|i| i.delta).collect();
+        assert_eq!(deltas.concat(), text);
+        assert!(deltas.iter().any(|d| d.starts_with("enterprise.contribsys.com")), "{deltas:?}");
     }
 }
