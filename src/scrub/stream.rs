@@ -38,8 +38,7 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), and the line before it when that one does and ends with a tag
-/// (`<apiToken>` and its value on the next line), a match the next text could complete from its first bytes on (the
+/// value may follow), a match the next text could complete from its first bytes on (the
 /// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
 /// at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
@@ -60,9 +59,6 @@ pub struct Scan {
     line: usize,
     /// The last line holds an anchor.
     anchored: bool,
-    /// Where the line before the last starts, and whether it holds an anchor and ends with
-    /// a tag: an XML element's name may be on it and its value on the last line.
-    prev: (usize, bool),
     /// Where the last run of non-white-space starts.
     run: usize,
     /// The DFA walks of the rules with leads.
@@ -95,25 +91,7 @@ impl Scan {
         }
         match memchr::memrchr(b'\n', &b[seen..]) {
             Some(i) => {
-                let end = seen + i;
-                // The line before the new last one: the old last line, grown, or a line of
-                // the new text alone.
-                let from = self.line.max(seen);
-                // Held only when it opens an element: a line held whole whatever it ends with
-                // would be cut from the lines before it when a match over them (a `.netrc`
-                // entry) is complete, and each part would then be scrubbed alone.
-                self.prev = match memchr::memrchr(b'\n', &b[from..end]) {
-                    Some(j) => {
-                        let line = &text[from + j + 1..end];
-                        (from + j + 1, opens_element(line) && detector.may_match(line))
-                    }
-                    None => (
-                        self.line,
-                        opens_element(&text[self.line..end])
-                            && (self.anchored || detector.may_match(&text[self.line.max(back(REACH))..end])),
-                    ),
-                };
-                self.line = end + 1;
+                self.line = seen + i + 1;
                 self.anchored = detector.may_match(&text[self.line..]);
             }
             None if !self.anchored => self.anchored = detector.may_match(&text[self.line.max(back(REACH))..]),
@@ -128,9 +106,6 @@ impl Scan {
         }
         if self.anchored {
             from = from.min(self.line);
-        }
-        if self.prev.1 {
-            from = from.min(self.prev.0);
         }
         if let Some(p) = detector.leads().earliest_open(&self.walks) {
             // From the start of the word it begins in (`enterprise.` of
@@ -159,7 +134,6 @@ impl Scan {
     /// at the start now, which holds at least what a scan of the rest would hold.
     pub fn shift(&mut self, n: usize) {
         self.line = self.line.saturating_sub(n);
-        self.prev.0 = self.prev.0.saturating_sub(n);
         self.run = self.run.saturating_sub(n);
         self.walks.shift(n);
         if let Some((line, begin)) = &mut self.pem {
@@ -167,12 +141,6 @@ impl Scan {
             *begin = begin.saturating_sub(n);
         }
     }
-}
-
-/// True when `line` ends with a tag (`<apiToken>`), white space aside: the value of an XML
-/// element may be on the next line.
-fn opens_element(line: &str) -> bool {
-    line.trim_end_matches([' ', '\t', '\r']).ends_with('>')
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
@@ -416,12 +384,6 @@ mod tests {
         assert_eq!(hold_from("ok\ndocker "), "ok\n".len());
         let netrc = "# creds\nmachine example.com\nlogin ci\n";
         assert_eq!(hold_from(netrc), "# creds\n".len());
-    }
-
-    #[test]
-    fn an_element_s_value_on_its_own_line_is_held_with_its_tag() {
-        assert_eq!(hold_from("ok\n<apiToken>\n"), "ok\n".len());
-        assert_eq!(hold_from("ok\n<apiToken>\n  a1b2c3"), "ok\n".len());
     }
 
     #[test]
