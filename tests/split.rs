@@ -3,7 +3,8 @@
 //! the stages `normalize` runs, and through `scrub` on canonical events that were not
 //! scrubbed) and in random small pieces (through `normalize` itself, as Claude, ACP and
 //! Gemini stream text, thinking and terminal output, then the projections; and through
-//! `scrub` on canonical text, thinking and tool output deltas).
+//! `scrub` on canonical text, thinking and tool output deltas); and a second `scrub` over
+//! split deltas changes nothing.
 
 use minicode_output::engine::clock::Clock;
 use minicode_output::event::{Body, ContextCompacted, Event, Reasoning, Role, Stream, Text, ToolOutput};
@@ -243,6 +244,18 @@ proptest! {
         let mut outputs = vec![joined.as_str(), json.as_str()];
         outputs.extend(rendered.iter().map(String::as_str));
         prop_assert!(leaks(x, &outputs).is_none(), "{:?} leaked from {pieces:?}", leaks(x, &outputs));
+    }
+
+    /// The holder moves text between a stream's events: a second `scrub` over the first's
+    /// output, where the text sits in other events than it came in, changes nothing.
+    #[test]
+    fn scrubbing_split_deltas_twice_is_scrubbing_once(which in 0usize..10_000, lengths in prop::collection::vec(1usize..9, 1..6), kind in 0usize..3) {
+        let corpus = caught();
+        let x = &corpus[which % corpus.len()];
+        let input: String = unscrubbed("p1", &cut(&x.text, &lengths), kind).iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+        let once = run("scrub", &[], input.as_bytes());
+        let twice = run("scrub", &[], &once);
+        prop_assert_eq!(String::from_utf8_lossy(&twice), String::from_utf8_lossy(&once));
     }
 
     #[test]

@@ -162,6 +162,10 @@ impl Delta for Waiting {
     fn touched(&mut self) {
         self.moved = true;
     }
+
+    fn weight(&mut self) -> usize {
+        self.line.len() + self.delta.as_mut().map_or(0, Delta::weight)
+    }
 }
 
 /// Canonical JSONL through the holder of delta streams, then scrubbed line by line.

@@ -24,6 +24,10 @@ pub enum Check {
     BasicAuth,
     /// A value assigned to a secret-looking name, at least this long: see [`looks_assigned`].
     Assigned(usize),
+    /// A value assigned to a name that names a service and a secret: see [`looks_vendor_assigned`].
+    VendorAssigned,
+    /// A Slack token: three dash-separated parts after its prefix, or one of 8+ letters and digits.
+    SlackToken,
 }
 
 impl Check {
@@ -47,6 +51,18 @@ impl Check {
             Check::Password => is_password(secret),
             Check::BasicAuth => is_basic_auth(secret),
             // A value followed by `(` is a call (`getpass()`, `parenthesized!(…)`): code.
+            Check::VendorAssigned => !after.starts_with('(') && looks_vendor_assigned(secret),
+            // Three parts after the prefix is the shape of today's tokens; older and
+            // configuration tokens have fewer, one of them random.
+            Check::SlackToken => {
+                let parts = secret.trim_start_matches("xoxe.").split('-').skip(1);
+                parts.clone().count() >= 3
+                    || parts.into_iter().any(|p| {
+                        p.len() >= 8
+                            && p.bytes().any(|c| c.is_ascii_digit())
+                            && p.bytes().any(|c| c.is_ascii_alphabetic())
+                    })
+            }
             Check::Assigned(min) => {
                 let quoted = after.trim_start_matches('\\').starts_with(['"', '\'', '`']);
                 !after.starts_with('(') && looks_assigned(secret, min) && (quoted || !is_compound_identifier(secret))
@@ -328,6 +344,26 @@ pub fn looks_assigned(v: &str, min: usize) -> bool {
     // Letters joined by `_ - . ::`: an identifier, a word list or a dotted path, unless the
     // letters are long and random.
     v.len() >= 20 && !v.contains(['.', ':']) && letters_look_random(&v.replace(['_', '-'], ""))
+}
+
+/// A value given to a name that holds a service's name and a secret word
+/// (`CONFLUENT_TOKEN`, `etsyKey`): the name says what it is, so the value need only be 16+
+/// characters that are not code, a path, a version or a word: letters and digits (a
+/// compound identifier of them included: random tokens often read as one), 32+ digits (a
+/// client secret; shorter is an id), or 16+ letters that are not words joined.
+pub fn looks_vendor_assigned(v: &str) -> bool {
+    if v.len() < 16 || is_path_or_url(v) || is_version(v) || is_code_path(v) || v.starts_with('*') {
+        return false;
+    }
+    let has_digit = v.bytes().any(|c| c.is_ascii_digit());
+    let has_letter = v.bytes().any(|c| c.is_ascii_alphabetic());
+    match (has_letter, has_digit) {
+        (false, _) => v.len() >= 32 && v.bytes().all(|c| c.is_ascii_digit()),
+        (true, true) => true,
+        (true, false) => {
+            looks_assigned(v, 16) || (v.bytes().all(|c| c.is_ascii_alphabetic()) && !is_compound_identifier(v))
+        }
+    }
 }
 
 /// `snake_case_2`, `camelCase`, `Ed25519PrivateKey`: an identifier of two or more words,

@@ -46,14 +46,15 @@ pub struct Rule {
 /// Value of a `NAME = value` assignment: quoted (no whitespace inside) or bare. The name may
 /// be followed by a type (`var token string = "…"`), the operator is any of `= : := ::= :::=
 /// => ?= .= +=`, or a `,` before a quoted value (`setProperty("TOKEN", "…")`); an XML element
-/// (`<token>…</token>`, the value on its own line or not) counts too.
+/// (`<token>…</token>`, the value on its own line or not) counts too; a value on its own
+/// line is taken once that line ends, so that its end tag, a line further, is not needed.
 macro_rules! assigned_value {
     () => {
         concat!(
             r#"\\?["']?\]?(?:[ \t]+(?:string|String|str|&str))?[ \t]*"#,
             r#"(?:(?::{1,3}=|=>|[?.+]=|[:=])[ \t]*(?:\\?["'`]([^"'`\\\s]+)\\?["'`]|([^\s"'`;,&|<>()\[\]{}\\]+))"#,
             r#"|,[ \t]*\\?["'`]([^"'`\\\s]+)\\?["'`]"#,
-            r#"|>[ \t]*(?:\r?\n[ \t]*)?([^\s"'`<>]+)[ \t]*(?:\r?\n[ \t]*)?</)"#
+            r#"|>[ \t]*([^\s"'`<>]+)[ \t]*(?:\r?\n[ \t]*)?</|>[ \t]*\r?\n[ \t]*([^\s"'`<>]+)[ \t]*(?:\r?\n|$))"#
         )
     };
 }
@@ -169,9 +170,9 @@ pub static RULES: &[Rule] = &[
         id: "slack-token",
         kind: "slack-token",
         anchor: Anchor::Literal(&["xox"]),
-        pattern: r"((?:xoxe\.)?xox[abeoprs]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+){2,})",
-        check: Check::Format,
-        format: "`xoxb-` (bot), `xoxp-` (user), `xoxa-`/`xoxr-`/`xoxs-`/`xoxo-`, `xoxe.xoxp-` (rotating) with 3+ dash-separated parts",
+        pattern: r"((?:xoxe\.)?xox[abeoprs]-[0-9A-Za-z]+(?:-[0-9A-Za-z]+)*)",
+        check: Check::SlackToken,
+        format: "`xoxb-` (bot), `xoxp-` (user), `xoxa-`/`xoxr-` (workspace), `xoxs-`/`xoxo-` (legacy), `xoxe.xoxp-`/`xoxe-` (configuration, rotating), dash-separated parts of which one looks random",
         source: "https://api.slack.com/authentication/token-types",
     },
     Rule {
@@ -553,6 +554,86 @@ pub static RULES: &[Rule] = &[
         source: "https://supabase.com/docs/reference/cli/supabase-login",
     },
     Rule {
+        id: "airtable-token",
+        kind: "airtable-token",
+        anchor: Anchor::Scan(has_airtable_pat),
+        pattern: concat!(r"(pat[A-Za-z0-9]{14}\.[a-f0-9]{64})", alnum_end!()),
+        check: Check::Format,
+        format: "`pat` + 14 base62 + `.` + 64 hex (personal access token)",
+        source: "https://airtable.com/developers/web/guides/personal-access-tokens",
+    },
+    Rule {
+        id: "harness-token",
+        kind: "harness-token",
+        anchor: Anchor::Literal(&["pat.", "sat."]),
+        pattern: concat!(r"((?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20})", alnum_end!()),
+        check: Check::Format,
+        format: "`pat.` (personal) / `sat.` (service account) + account id + `.` + 24 + `.` + 20 characters",
+        source: "https://developer.harness.io/docs/platform/automation/api/add-and-manage-api-keys/",
+    },
+    Rule {
+        id: "mapbox-token",
+        kind: "mapbox-token",
+        anchor: Anchor::Literal(&["pk.", "sk.", "tk."]),
+        pattern: concat!(r"\b((?:pk|sk|tk)\.(?:eyJ[A-Za-z0-9_-]{20,}|[a-z0-9]{60})\.[A-Za-z0-9_-]{22})", token_end!()),
+        check: Check::Format,
+        format: "`pk.` (public), `sk.` (secret), `tk.` (temporary) + base64url JSON + `.` + 22 characters",
+        source: "https://docs.mapbox.com/accounts/guides/tokens/",
+    },
+    Rule {
+        id: "square-token",
+        kind: "square-token",
+        anchor: Anchor::Literal(&["sq0atp-", "sq0csp-", "EAAA"]),
+        pattern: concat!(r"(sq0atp-[0-9A-Za-z_-]{22}|sq0csp-[0-9A-Za-z_-]{43}|EAAA[0-9A-Za-z_-]{60})", token_end!()),
+        check: Check::Format,
+        format: "`EAAA…` / `sq0atp-` access token, `sq0csp-` application secret",
+        source: "https://developer.squareup.com/docs/build-basics/access-tokens",
+    },
+    Rule {
+        id: "sonar-token",
+        kind: "sonar-token",
+        anchor: Anchor::Literal(&["squ_", "sqp_", "sqa_"]),
+        pattern: concat!(r"(sq[upa]_[0-9a-f]{40})", alnum_end!()),
+        check: Check::Format,
+        format: "`squ_` (user), `sqp_` (project analysis), `sqa_` (global analysis) + 40 hex",
+        source: "https://docs.sonarsource.com/sonarqube-server/latest/user-guide/managing-tokens/",
+    },
+    Rule {
+        id: "flyio-token",
+        kind: "flyio-token",
+        anchor: Anchor::Literal(&["fo1_", "fm1a_", "fm1r_", "fm2_"]),
+        pattern: r"(fo1_[A-Za-z0-9_-]{39,43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})",
+        check: Check::Format,
+        format: "`fo1_` (OAuth), `fm1a_`/`fm1r_`/`fm2_` macaroons (`FlyV1 fm2_…`)",
+        source: GITLEAKS,
+    },
+    Rule {
+        id: "sidekiq-secret",
+        kind: "sidekiq-secret",
+        anchor: Anchor::Word(&["contribsys"]),
+        pattern: concat!(
+            r#"(?i)contribsys(?:__|\.)com[A-Za-z0-9_]*\\?["']?(?:[ \t]+(?:string|str))?[ \t]*(?:(?::{1,3}=|=>|[?.+]=|[:=,>])[ \t]*(?:\r?\n[ \t]*)?)?"#,
+            r#"\\?["'`]?([a-f0-9]{8}:[a-f0-9]{8})(?:[^a-f0-9]|$)"#
+        ),
+        check: Check::Format,
+        format: "`user:password` (8 hex each) given to `BUNDLE_ENTERPRISE__CONTRIBSYS__COM` / `BUNDLE_GEMS__CONTRIBSYS__COM` or `bundle config enterprise.contribsys.com`",
+        source: "https://github.com/sidekiq/sidekiq/wiki/Sidekiq-Pro-and-Enterprise#bundler",
+    },
+    Rule {
+        id: "vendor-prefixed-token",
+        kind: "api-token",
+        anchor: Anchor::Literal(&["ops_eyJ", "sgp_", "p8e-", "LTAI", "ABSK", "s-s4t2", "webhookb2/"]),
+        pattern: concat!(
+            r"(ops_eyJ[A-Za-z0-9+/]{250,}={0,3}|sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40}|p8e-[A-Za-z0-9]{32}|LTAI[A-Za-z0-9]{20}",
+            r"|ABSK[A-Za-z0-9+/]{109,269}={0,2}|s-s4t2(?:ud|af)-[a-f0-9]{64}",
+            r"|webhook\.office\.com/webhookb2/[a-z0-9-]{36}@[a-z0-9-]{36}/IncomingWebhook/[a-z0-9]{32}/[a-z0-9-]{36})",
+            alnum_end!()
+        ),
+        check: Check::Format,
+        format: "1Password service account `ops_eyJ…`, Sourcegraph `sgp_`, Adobe `p8e-`, Alibaba `LTAI`, Amazon Bedrock `ABSK`, 42 `s-s4t2ud-`, a Microsoft Teams incoming-webhook URL",
+        source: GITLEAKS,
+    },
+    Rule {
         id: "mysql-password-flag",
         kind: "password",
         anchor: Anchor::Literal(&["mysql", "mariadb"]),
@@ -712,6 +793,24 @@ pub static RULES: &[Rule] = &[
         source: "secret-looking command-line flags (this project)",
     },
     Rule {
+        id: "vendor-assignment",
+        kind: "secret",
+        anchor: Anchor::Word(&["token", "key", "secret", "pass", "auth", "login"]),
+        pattern: concat!(
+            r"(?:^|[^A-Za-z])(?i:adafruit|adobe|airtable|algolia|alibaba|artifactory|asana|atlassian|authress|beamer|bitbucket|bittrex",
+            r"|clickhouse|clojars|cloudflare|codecov|coinbase|confluent|contentful|datadog|discord|droneci|dropbox|duffel|dynatrace",
+            r"|easypost|etsy|facebook|fastly|finicity|finnhub|flickr|flutterwave|frameio|freshbooks|gitter|gocardless|harness|heroku",
+            r"|hubspot|intercom|jfrog|kraken|kucoin|launchdarkly|linear|linkedin|looker|mailchimp|mailgun|mapbox|mattermost|maxmind",
+            r"|messagebird|netlify|nytimes|okta|plaid|planetscale|prefect|rapidapi|readme|rubygems|scalingo|sendbird|sendinblue",
+            r"|settlemint|shippo|snyk|sonar|squarespace|sumo|travis|trello|twitch|twitter|typeform|yandex|zendesk)",
+            r"[A-Za-z0-9_.-]{0,24}?(?i:token|key|secret|password|passwd|pass|pwd|auth|login|credentials?)",
+            assigned_value!()
+        ),
+        check: Check::VendorAssigned,
+        format: "a value assigned to a name that names a service and a secret (`CONFLUENT_TOKEN=…`, `etsyKey: …`, `SONAR_LOGIN=…`): 16+ characters that are not code, a path or a word",
+        source: GITLEAKS,
+    },
+    Rule {
         id: "password-assignment",
         kind: "password",
         anchor: Anchor::Word(&["pass", "pwd"]),
@@ -764,6 +863,19 @@ pub fn has_twilio_sid(s: &str) -> bool {
     }
     SK.get_or_init(|| memchr::memmem::Finder::new(b"SK")).find_iter(b).any(|i| {
         b.get(i + 2..i + 34).is_some_and(|h| h.iter().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c)))
+    })
+}
+
+/// The anchor of Airtable personal access tokens: `pat`, 14 characters, a `.`, 64 hex.
+pub fn has_airtable_pat(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() < 82 {
+        return false;
+    }
+    memchr::memchr_iter(b'.', b).any(|i| {
+        i >= 17
+            && &b[i - 17..i - 14] == b"pat"
+            && b.get(i + 1..i + 65).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
     })
 }
 

@@ -9,8 +9,9 @@
 //! delta or a usage report), or a pause of the input ([`Holder::pause`]) decides it, unless
 //! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
 //! timing, so then only the stream's next delta, its block's end or the end of the input
-//! decide, and the same input gives the same bytes however it arrives. The held tail is bounded by [`MAX_HOLD`], and so many events wait at most
-//! [`MAX_WAITING`]. Text only moves from an event to a later one of the same stream when a
+//! decide, and the same input gives the same bytes however it arrives. The held tail is
+//! bounded by [`MAX_HOLD`], and the events waiting behind held tails by count
+//! ([`MAX_WAITING`]) and by bytes ([`MAX_WAITING_BYTES`]). Text only moves from an event to a later one of the same stream when a
 //! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
 //! event whose text all moved on keeps an empty delta (its id and provenance stay).
 
@@ -28,6 +29,11 @@ pub const MAX_HOLD: usize = 8 * 1024;
 
 /// The most events waiting behind held tails; past it the oldest stream is decided.
 pub const MAX_WAITING: usize = 256;
+
+/// The most bytes (by [`Delta::weight`]) waiting behind held tails; past it the oldest
+/// stream is decided, so 256 large tool results cannot pile up behind one held tail. One
+/// item alone may weigh more (a line is bounded by the reader): it still holds its tail.
+pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
@@ -96,23 +102,32 @@ impl Scan {
         let end = ceil_boundary(text, text.len().saturating_sub(detector.longest_literal()));
         if let Some(p) = detector.partial_anchor_at_end(&text[end..]).map(|p| end + p) {
             // An anchor with a space in it starts before the last run: hold from its own run.
-            let lo = ceil_boundary(text, p.saturating_sub(REACH));
-            from = from.min(match text[lo..p].rfind(char::is_whitespace) {
-                _ if p >= self.run => self.run,
-                Some(i) => lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8),
-                None => 0,
-            });
+            from = from.min(self.run_of(text, p));
         }
         if self.anchored {
             from = from.min(self.line);
         }
         if let Some(p) = detector.leads().earliest_open(&self.walks) {
-            from = from.min(p);
+            // From the start of the word it begins in (`enterprise.` of
+            // `enterprise.contribsys.com`): a word cut in two would be held whole by a second
+            // scrub, which would then put the text in other events than the first did.
+            from = from.min(self.run_of(text, p));
         }
         if let Some((line, _)) = self.pem {
             from = from.min(line);
         }
         from.max(ceil_boundary(text, text.len().saturating_sub(MAX_HOLD)))
+    }
+
+    /// Where the run of non-white-space that holds `text[p]` starts, looking back at most
+    /// `REACH` bytes (past them, the start of the text).
+    fn run_of(&self, text: &str, p: usize) -> usize {
+        let lo = ceil_boundary(text, p.saturating_sub(REACH));
+        match text[lo..p].rfind(char::is_whitespace) {
+            _ if p >= self.run => self.run,
+            Some(i) => lo + i + text[lo + i..].chars().next().map_or(1, char::len_utf8),
+            None => 0,
+        }
     }
 
     /// The text loses its first `n` bytes (they were decided): what began in them begins
@@ -138,6 +153,8 @@ pub trait Delta {
     fn delta_mut(&mut self) -> &mut String;
     /// Told that the holder changed the delta.
     fn touched(&mut self) {}
+    /// About how many bytes the item holds while it waits, for [`MAX_WAITING_BYTES`].
+    fn weight(&mut self) -> usize;
 }
 
 impl Delta for Event {
@@ -179,6 +196,13 @@ impl Delta for Event {
             _ => unreachable!("delta_mut is only called on deltas"),
         }
     }
+
+    fn weight(&mut self) -> usize {
+        // The text fields and a little for the envelope's ids.
+        let mut n = 256;
+        self.for_each_text_mut(|_, s| n += s.len());
+        n
+    }
 }
 
 /// What a pause of the input does to the held tails.
@@ -206,6 +230,8 @@ impl Pauses {
 /// An item waiting to be written.
 struct Slot<T> {
     item: T,
+    /// The item's [`Delta::weight`] when it last changed.
+    weight: usize,
     /// For the open (last) delta of its stream: its stream, where its undecided tail starts,
     /// and what the scan of that tail found (its positions in the tail).
     open: Option<(String, usize, Scan)>,
@@ -218,13 +244,15 @@ pub struct Holder<T> {
     open: HashMap<String, u64>,
     /// How many slots have left the queue.
     popped: u64,
+    /// The sum of the waiting slots' weights.
+    bytes: usize,
     pauses: Pauses,
 }
 
 impl<T: Delta> Holder<T> {
     /// An empty holder, whose [`Holder::pause`] does as `pauses` says.
     pub fn new(pauses: Pauses) -> Holder<T> {
-        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, pauses }
+        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, bytes: 0, pauses }
     }
 
     /// True when nothing waits.
@@ -243,7 +271,7 @@ impl<T: Delta> Holder<T> {
                     ready.push(item);
                     return;
                 }
-                self.queue.push_back(Slot { item, open: None });
+                self.enqueue(item, None);
             }
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
@@ -261,6 +289,9 @@ impl<T: Delta> Holder<T> {
                     scan.shift(decided);
                     delta.push_str(&joined[..decided]);
                     prev.item.touched();
+                    let weight = prev.item.weight();
+                    self.bytes = self.bytes - prev.weight + weight;
+                    prev.weight = weight;
                     text = joined.split_off(decided);
                     seen = text.len();
                     item.touched();
@@ -276,13 +307,20 @@ impl<T: Delta> Holder<T> {
                     self.open.insert(key.clone(), self.popped + self.queue.len() as u64);
                     (key, cut, scan)
                 });
-                self.queue.push_back(Slot { item, open });
+                self.enqueue(item, open);
             }
         }
-        if self.queue.len() > MAX_WAITING {
-            self.decide_front();
-        }
         self.pop_decided(ready);
+        while self.queue.len() > MAX_WAITING || (self.bytes > MAX_WAITING_BYTES && self.queue.len() > 1) {
+            self.decide_front();
+            self.pop_decided(ready);
+        }
+    }
+
+    fn enqueue(&mut self, mut item: T, open: Option<(String, usize, Scan)>) {
+        let weight = item.weight();
+        self.bytes += weight;
+        self.queue.push_back(Slot { item, weight, open });
     }
 
     /// The input pauses: with [`Pauses::Decide`], decides every held tail (see
@@ -315,6 +353,7 @@ impl<T: Delta> Holder<T> {
     fn pop_decided(&mut self, ready: &mut Vec<T>) {
         while self.queue.front().is_some_and(|s| s.open.is_none()) {
             if let Some(slot) = self.queue.pop_front() {
+                self.bytes -= slot.weight;
                 ready.push(slot.item);
                 self.popped += 1;
             }
@@ -348,6 +387,14 @@ mod tests {
     }
 
     #[test]
+    fn a_finished_netrc_entry_is_not_cut_before_its_password_line() {
+        // Held from the `password` line, the entry's first lines would go out alone and the
+        // password line, scrubbed without them, would not be a `.netrc` entry.
+        let netrc = "machine git.example.com\n  login ci\n  password cxd2B1d6pXKBSopa_51\n";
+        assert_eq!(hold_from(netrc), netrc.len());
+    }
+
+    #[test]
     fn an_unfinished_pem_block_is_held() {
         let text = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n";
         assert_eq!(hold_from(text), 2);
@@ -355,9 +402,90 @@ mod tests {
         assert_eq!(hold_from(whole), whole.len());
     }
 
+    /// An item of a test stream: a delta of stream `a` or another line, weighing `weight`.
+    struct Item {
+        delta: Option<String>,
+        weight: usize,
+    }
+
+    impl Delta for Item {
+        fn stream(&self) -> Option<String> {
+            self.delta.as_ref().map(|_| "a".to_owned())
+        }
+        fn ends_blocks(&self) -> bool {
+            false
+        }
+        fn delta_mut(&mut self) -> &mut String {
+            self.delta.as_mut().expect("a delta")
+        }
+        fn weight(&mut self) -> usize {
+            self.weight
+        }
+    }
+
+    #[test]
+    fn the_lines_waiting_behind_a_held_tail_are_bounded_by_bytes() {
+        let mut holder = Holder::new(Pauses::Wait);
+        let mut ready = Vec::new();
+        holder.push(Item { delta: Some("export KEY=ghp_abc".to_owned()), weight: 100 }, &mut ready);
+        assert!(ready.is_empty(), "the token's tail is held");
+        // Far fewer lines than MAX_WAITING, but large ones: the tail is decided once they
+        // weigh more than MAX_WAITING_BYTES, and the lines go out in order behind it.
+        let line = MAX_WAITING_BYTES / 8;
+        let mut pushed = 1;
+        while ready.is_empty() {
+            holder.push(Item { delta: None, weight: line }, &mut ready);
+            pushed += 1;
+            assert!(pushed < MAX_WAITING, "still waiting after {pushed} lines");
+        }
+        assert_eq!(ready.len(), pushed);
+        assert!(pushed * line > MAX_WAITING_BYTES && (pushed - 2) * line <= MAX_WAITING_BYTES, "{pushed}");
+        assert_eq!(ready[0].delta.as_deref(), Some("export KEY=ghp_abc"));
+        assert!(holder.is_empty());
+    }
+
+    #[test]
+    fn one_large_delta_alone_still_holds_its_tail() {
+        let mut holder = Holder::new(Pauses::Wait);
+        let mut ready = Vec::new();
+        holder.push(Item { delta: Some("key=ghp_abc".to_owned()), weight: 2 * MAX_WAITING_BYTES }, &mut ready);
+        assert!(ready.is_empty());
+        holder.push(Item { delta: Some("def".to_owned()), weight: 10 }, &mut ready);
+        holder.decide_all(&mut ready);
+        let text: String = ready.iter().filter_map(|i| i.delta.clone()).collect();
+        assert_eq!(text, "key=ghp_abcdef");
+        assert!(
+            ready.iter().any(|i| i.delta.as_deref() == Some("key=ghp_abcdef")),
+            "the token came whole in one event"
+        );
+    }
+
     #[test]
     fn the_hold_is_bounded() {
         let text = "password=".to_owned() + &"x".repeat(3 * MAX_HOLD);
         assert!(text.len() - hold_from(&text) <= MAX_HOLD);
+    }
+
+    #[test]
+    fn a_match_under_way_is_held_with_the_word_it_begins_in() {
+        // The `.netrc`-like context `contribsys` begins inside `enterprise.contribsys.com`;
+        // held from `contribsys`, `enterprise.` would go out alone, and a second scrub (where
+        // it is the last word of its event, held) would join it to the next event again.
+        let text = "bundle config --local enterprise.contribsys.com 77eed01b:7eb9c05d\nexport X=1\n";
+        let mut holder = Holder::new(Pauses::Wait);
+        let mut ready = Vec::new();
+        let mut at = 0;
+        for len in [6, 3, 1].into_iter().cycle() {
+            let end = (at + len).min(text.len());
+            holder.push(Item { delta: Some(text[at..end].to_owned()), weight: 1 }, &mut ready);
+            at = end;
+            if at == text.len() {
+                break;
+            }
+        }
+        holder.decide_all(&mut ready);
+        let deltas: Vec<String> = ready.into_iter().filter_map(|i| i.delta).collect();
+        assert_eq!(deltas.concat(), text);
+        assert!(deltas.iter().any(|d| d.starts_with("enterprise.contribsys.com")), "{deltas:?}");
     }
 }
