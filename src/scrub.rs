@@ -52,7 +52,7 @@ impl Relabel for Scrubber {
         let new = match label {
             Label::Id => self.scrub_id(s),
             Label::EventId => self.scrub_event_id(s),
-            Label::Name => self.scrub_str(s),
+            Label::Name => self.scrub_known(s),
         };
         if let Cow::Owned(new) = new {
             *s = new;
@@ -194,18 +194,22 @@ impl Scrubber {
     /// Scrubs a key of a JSON object: a key that changes (control bytes, a secret) ends in
     /// `#` and a digest of the key it was, so that two keys of one object stay two.
     pub fn scrub_key(&mut self, key: &str) -> Option<String> {
-        if self.known.holds(key) {
-            return None;
-        }
-        let mut out = match self.scrub_str(key) {
-            Cow::Borrowed(_) => {
-                self.known.add(key);
-                return None;
-            }
-            Cow::Owned(out) => out,
-        };
+        let Cow::Owned(mut out) = self.scrub_known(key) else { return None };
         push_digest(&mut out, key);
         Some(out)
+    }
+
+    /// [`Scrubber::scrub_str`] for a string that recurs from event to event (a tool's name,
+    /// a key of its input): one that was found safe lately is told so by a comparison.
+    fn scrub_known<'a>(&mut self, s: &'a str) -> Cow<'a, str> {
+        if self.known.holds(s) {
+            return Cow::Borrowed(s);
+        }
+        let out = self.scrub_str(s);
+        if let Cow::Borrowed(_) = out {
+            self.known.add(s);
+        }
+        out
     }
 
     /// Scrubs every string of an event: content, ids, names and object keys.
