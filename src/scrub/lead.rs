@@ -168,15 +168,34 @@ impl Leads {
             .map(|&(start, _)| start)
     }
 
-    /// True when some next byte keeps a walk in state `sid` going. A match state reports
-    /// the match of the byte before it, with or without threads still going.
+    /// True when a match of the walk in state `sid` could still end after the next byte.
+    /// The DFA reports a match one byte late (a match state tells of the match that ended
+    /// before the byte that led to it), so a walk past a rule's closing byte (the new line
+    /// after a token) is not a match state yet: it is open only if some next byte leads to
+    /// a state that is not a match, or to a match state that some byte after it continues.
+    /// Held one delta longer, a finished token would be cut from its line's start, and a
+    /// second scrub, holding that line whole, would put the text in other events.
     fn is_open(&self, cache: &mut Cache, sid: LazyStateID) -> bool {
         let clears = cache.clear_count();
-        // Once the cache is cleared `sid` is gone: held, as open.
-        !sid.is_match()
-            || (0..=255u8).any(|b| {
-                cache.clear_count() != clears || self.dfa.next_state(cache, sid, b).map_or(true, |n| !n.is_dead())
-            })
+        if sid.is_match() {
+            return self.goes_on(cache, clears, sid);
+        }
+        (0..=255u8).any(|b| match self.step(cache, clears, sid, b) {
+            None => true,
+            Some(n) if n.is_match() => self.goes_on(cache, clears, n),
+            Some(n) => !n.is_dead(),
+        })
+    }
+
+    /// True when some next byte takes state `sid` to a state that is not dead.
+    fn goes_on(&self, cache: &mut Cache, clears: usize, sid: LazyStateID) -> bool {
+        (0..=255u8).any(|b| self.step(cache, clears, sid, b).is_none_or(|n| !n.is_dead()))
+    }
+
+    /// The state `sid` goes to on `b`; `None` when the cache was cleared since it counted
+    /// `clears` (the states are gone: the walk is held, as open).
+    fn step(&self, cache: &mut Cache, clears: usize, sid: LazyStateID, b: u8) -> Option<LazyStateID> {
+        self.dfa.next_state(cache, sid, b).ok().filter(|_| cache.clear_count() == clears)
     }
 }
 
@@ -245,5 +264,15 @@ mod tests {
         assert_eq!(l.open_match_from("docker build .\nplain words"), None);
         assert_eq!(l.open_match_from("please login to the site"), None);
         assert_eq!(l.open_match_from("plain text"), None);
+    }
+
+    #[test]
+    fn a_token_past_its_closing_byte_is_not_open() {
+        // The match is reported one byte after the new line that closes it: the walk is
+        // done there, not held one delta longer.
+        let l = leads();
+        let token = "EAAAzcQRgVhKZB6McdZw2_V7ukj7xgynZmVGlO232uaGLvo6a5qTxCdvhZBjidQV";
+        assert!(l.open_match_from(&format!("access_token: {token}")).is_some());
+        assert_eq!(l.open_match_from(&format!("access_token: {token}\n")), None);
     }
 }
