@@ -159,9 +159,10 @@ struct Shower<'a, W: Write> {
 }
 
 impl<W: Write> Shower<'_, W> {
-    /// Renders one canonical event, read from `text`.
-    fn show(&mut self, event: &mut Event, text: &str) -> anyhow::Result<()> {
-        if self.scrub {
+    /// Renders one canonical event, read from `text`; `scrubbed` when this process's own
+    /// normalizing stages scrubbed it already.
+    fn show(&mut self, event: &mut Event, text: &str, scrubbed: bool) -> anyhow::Result<()> {
+        if self.scrub && !scrubbed {
             self.scrubber.scrub_event(event);
         }
         if self.projection.event_line(event, text, self.out.line_buf())?.is_break() {
@@ -177,7 +178,7 @@ impl<W: Write> Shower<'_, W> {
 impl<W: Write> Canonical for Shower<'_, W> {
     fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()> {
         match self.how.event_line(line) {
-            Some(EventLine::Event { mut event, text }) => self.show(&mut event, &text),
+            Some(EventLine::Event { mut event, text }) => self.show(&mut event, &text, false),
             Some(EventLine::Bad { error, .. }) => {
                 self.rejected = true;
                 self.diag.say(&format!("line {n}: not a canonical event: {error}"));
@@ -191,7 +192,8 @@ impl<W: Write> Canonical for Shower<'_, W> {
         if !self.how.tool_output {
             event.clear_tool_output();
         }
-        self.show(&mut event, line)
+        // The stages that normalized it scrubbed it, across its stream's deltas too.
+        self.show(&mut event, line, true)
     }
 
     fn flush(&mut self) -> anyhow::Result<()> {
