@@ -216,7 +216,7 @@ impl Claude {
             "permission_denied" => {
                 if let Some(id) = sys.task.tool_use_id.as_deref() {
                     let message = sys.message.unwrap_or_else(|| "a permission rule refused the tool call".into());
-                    engine.tool_ended(id, ToolStatus::Denied, Some(denial(message)));
+                    engine.tool_ended(id, ToolStatus::Denied, Some(denial(self.provider, message)));
                 }
             }
             "api_retry" => {
@@ -312,7 +312,7 @@ impl Claude {
         }
         let edited = self.edits.remove(id);
         if said.refused {
-            return engine.tool_ended(id, ToolStatus::Denied, Some(denial(first_line(&text).to_owned())));
+            return engine.tool_ended(id, ToolStatus::Denied, Some(denial(self.provider, first_line(&text).to_owned())));
         }
         if said.is_error && (said.never_ran || text.starts_with(REJECTED)) {
             // Rejected at the prompt: a cancellation if the next line says the run was
@@ -391,7 +391,7 @@ impl Claude {
         } else {
             ToolStatus::Failed
         };
-        let error = (status == ToolStatus::Denied).then(|| denial(first_line(body).to_owned()));
+        let error = (status == ToolStatus::Denied).then(|| denial(self.provider, first_line(body).to_owned()));
         engine.tool_ended(id, status, error);
     }
 
@@ -431,11 +431,13 @@ struct Said {
     refused: bool,
 }
 
-fn denial(message: String) -> ErrorInfo {
+/// A permission's refusal, with where `provider`'s user allows the call.
+fn denial(provider: &str, message: String) -> ErrorInfo {
+    let agent = if provider == QWEN { "Qwen Code" } else { "Claude Code" };
     ErrorInfo {
         category: ErrorCategory::PermissionDenied,
         message,
-        action: Some("allow the tool or directory in Claude Code's permission settings, then re-run".into()),
+        action: Some(format!("allow the tool or directory in {agent}'s permission settings, then re-run")),
     }
 }
 
