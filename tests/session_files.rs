@@ -126,6 +126,29 @@ fn a_droid_session_skips_its_injected_context_and_takes_its_usage_from_its_setti
     );
 }
 
+/// A shell glob over a droid session's folder names its settings file too: that file is
+/// read with the session, not again as lines of its own, and said to be skipped.
+#[test]
+fn a_droid_settings_file_named_with_its_session_is_read_once_with_it() {
+    let home = fixture("sessions/droid-0.225.2/exit4/home");
+    let jsonl = home.join(session_files("droid-0.225.2/exit4").remove(0));
+    let settings = jsonl.with_extension("settings.json");
+    assert!(settings.is_file(), "{}", settings.display());
+    let alone = json_lines(&bin("normalize").arg(&jsonl).output().unwrap().stdout);
+    let out = bin("normalize").arg(&jsonl).arg(&settings).output().unwrap();
+    let both = json_lines(&out.stdout);
+    assert!(of_type(&both, "raw").is_empty(), "no line of the settings is read as raw");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("skipped {}: read with the session file beside it", settings.display())),
+        "{stderr}"
+    );
+    let (s, t) = (alone.last().unwrap(), both.last().unwrap());
+    assert_eq!(only(&both, "usage")["payload"], only(&alone, "usage")["payload"]);
+    let skipped = |summary: &Value| summary["payload"]["input"]["skipped"].as_u64().unwrap_or(0);
+    assert_eq!((skipped(s), skipped(t)), (0, 1), "{t}");
+}
+
 /// Settings beside a droid session that cannot be used (too big to be droid's, or not JSON)
 /// are said to be unread, in a warning, and the usage stays unknown; the session is read
 /// as without them.

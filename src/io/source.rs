@@ -91,7 +91,7 @@ pub trait Formats: Sync + std::fmt::Debug {
     fn claims(&self, line: &str) -> bool;
     /// Whether the file at `path` is read as part of another file its decoder reads (a
     /// droid session's settings): found in a directory, it is then neither read on its own
-    /// nor skipped.
+    /// nor skipped; named, it is skipped (and said to be), not read as lines of its own.
     fn read_with_another(&self, _path: &Path) -> bool {
         false
     }
@@ -165,8 +165,13 @@ impl Sources {
             std::fs::read_dir(path)?;
             return Err(io::Error::other("the directory could not be listed"));
         }
-        if found && self.formats.read_with_another(path) {
-            return Ok(Opened::WithAnother);
+        if self.formats.read_with_another(path) {
+            // Named, it is said to be skipped: its lines are not another session's.
+            return Ok(if found {
+                Opened::WithAnother
+            } else {
+                Opened::Skipped("read with the session file beside it")
+            });
         }
         let mut file = File::open(path)?;
         if !is_regular(&file) {
