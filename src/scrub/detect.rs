@@ -76,8 +76,9 @@ const LINE_AHEAD: usize = 4096;
 
 /// The lines around positions taken in increasing order: for each, its line and the line
 /// after it, at most [`LINE_BACK`] bytes before the position and [`LINE_AHEAD`] after.
-/// Each newline is searched for once, however many positions share a line: a long line
-/// dense with words would otherwise be scanned again for each.
+/// Each byte is searched for newlines at most twice, however many positions share a line
+/// (a long line dense with words would otherwise be scanned again for each) and however
+/// many short lines lie between two positions.
 struct LinesAround<'t> {
     text: &'t str,
     /// The last newline before the position, and the first two at or after it.
@@ -99,8 +100,17 @@ impl<'t> LinesAround<'t> {
 
     /// The window around `p`, which is not before the previous one asked for.
     fn around(&mut self, p: usize) -> Range<usize> {
-        while let Some(n) = self.next.filter(|&n| n < p) {
-            (self.before, self.next) = (Some(n), self.after);
+        if self.next.is_some_and(|n| n < p) {
+            match self.after.filter(|&a| a < p) {
+                // Past both: the last newline before `p` is searched back from it, and the
+                // lines between are not stepped through one by one.
+                Some(a) => {
+                    let b = &self.text.as_bytes()[..p];
+                    self.before = memchr::memrchr(b'\n', &b[a..]).map(|i| a + i);
+                    self.next = memchr::memchr(b'\n', &self.text.as_bytes()[p..]).map(|i| p + i);
+                }
+                None => (self.before, self.next) = (self.next, self.after),
+            }
             self.after = self.next.and_then(|n| Self::newline_after(self.text, n));
         }
         let from = p.saturating_sub(LINE_BACK);
@@ -466,6 +476,24 @@ mod tests {
             let b = text.as_bytes();
             let naive = literals.iter().filter_map(|l| (1..l.len().min(b.len() + 1)).rev().find(|&k| b.ends_with(&l.as_bytes()[..k]))).max().map(|k| b.len() - k);
             proptest::prop_assert_eq!(d.partial_anchor_at_end(&text), naive, "{:?}", text);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_lines_around_positions_are_those_a_search_from_each_finds(text in "[a\n]{0,64}", mut at in proptest::collection::vec(0usize..64, 0..12)) {
+            at.retain(|&p| p < text.len());
+            at.sort_unstable();
+            let mut lines = LinesAround::new(&text);
+            for p in at {
+                let b = text.as_bytes();
+                let before = memchr::memrchr(b'\n', &b[..p]);
+                let next = memchr::memchr(b'\n', &b[p..]).map(|i| p + i);
+                let after = next.and_then(|n| memchr::memchr(b'\n', &b[n + 1..]).map(|i| n + 1 + i));
+                let start = before.filter(|&n| n >= p.saturating_sub(LINE_BACK)).map_or(p.saturating_sub(LINE_BACK), |n| n + 1);
+                let end = after.unwrap_or(text.len()).min(p + LINE_AHEAD);
+                proptest::prop_assert_eq!(lines.around(p), start..end, "{:?} at {}", text, p);
+            }
         }
     }
 
