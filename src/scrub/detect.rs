@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, Input, MatchKind};
 use regex::{Captures, Match, Regex};
 
 use super::check;
@@ -211,7 +211,12 @@ impl Detector {
         Detector {
             rules,
             scanners: literals.chunks(SCAN_CHUNK).map(|c| build(c, MatchKind::LeftmostFirst)).collect(),
-            verifier: build(&literals, MatchKind::Standard),
+            // A DFA: the verifier steps through every byte of a short text, and a DFA's step
+            // is one table lookup where the default NFA follows failure links.
+            verifier: AhoCorasickBuilder::new()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(&literals)
+                .expect("anchor literals build an automaton"),
             literal_rules,
             word_rules,
             scans,
