@@ -16,7 +16,7 @@ pub(super) const DIALECT: Dialect = Dialect {
 };
 
 /// The name Amp's sessions give as their provider.
-const PROVIDER: &str = "amp";
+pub(super) const PROVIDER: &str = "amp";
 
 fn claim(p: &Probe) -> Claim {
     let thread = p.str("session_id").is_some_and(|s| s.starts_with("T-"));

@@ -431,9 +431,14 @@ struct Said {
     refused: bool,
 }
 
-/// A permission's refusal, with where `provider`'s user allows the call.
+/// A permission's refusal, with where the user of `provider` (one of the agents this parser
+/// reads) allows the call.
 fn denial(provider: &str, message: String) -> ErrorInfo {
-    let agent = if provider == QWEN { "Qwen Code" } else { "Claude Code" };
+    let agent = match provider {
+        QWEN => "Qwen Code",
+        super::amp::PROVIDER => "Amp",
+        _ => "Claude Code",
+    };
     ErrorInfo {
         category: ErrorCategory::PermissionDenied,
         message,

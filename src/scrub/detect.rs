@@ -147,12 +147,10 @@ struct Prefixes {
 impl Prefixes {
     fn of(literals: &[String]) -> Prefixes {
         let mut p = Prefixes { set: HashSet::new(), first: [false; 256], longest: 0 };
-        for l in literals.iter().map(String::as_bytes) {
-            for k in 1..l.len() {
-                p.set.insert(l[..k].into());
-                p.first[l[0] as usize] = true;
-                p.longest = p.longest.max(k);
-            }
+        for l in literals.iter().map(String::as_bytes).filter(|l| l.len() > 1) {
+            p.first[l[0] as usize] = true;
+            p.longest = p.longest.max(l.len() - 1);
+            p.set.extend((1..l.len()).map(|k| l[..k].into()));
         }
         p
     }
@@ -193,30 +191,26 @@ impl Detector {
         };
         for (i, rule) in rules.iter().enumerate() {
             match rule.anchor {
-                Anchor::Literal(_) => spellings(&rule.anchor).for_each(|w| add(w, i)),
-                Anchor::Word(_) => {
-                    word_rules |= 1 << i;
-                    spellings(&rule.anchor).for_each(|w| add(w, i));
-                }
                 Anchor::Scan(f) => scans.push((i, f)),
+                Anchor::Word(_) => word_rules |= 1 << i,
+                Anchor::Literal(_) => {}
             }
+            spellings(&rule.anchor).for_each(|w| add(w, i));
         }
-        let build = |words: &[String], kind: MatchKind| {
+        let build = |words: &[String], kind: MatchKind, automaton: Option<AhoCorasickKind>| {
             AhoCorasickBuilder::new()
                 .match_kind(kind)
+                .kind(automaton)
                 .build(words)
                 // The literals are a fixed table of short strings: building cannot fail.
                 .expect("anchor literals build an automaton")
         };
         Detector {
             rules,
-            scanners: literals.chunks(SCAN_CHUNK).map(|c| build(c, MatchKind::LeftmostFirst)).collect(),
+            scanners: literals.chunks(SCAN_CHUNK).map(|c| build(c, MatchKind::LeftmostFirst, None)).collect(),
             // A DFA: the verifier steps through every byte of a short text, and a DFA's step
             // is one table lookup where the default NFA follows failure links.
-            verifier: AhoCorasickBuilder::new()
-                .kind(Some(AhoCorasickKind::DFA))
-                .build(&literals)
-                .expect("anchor literals build an automaton"),
+            verifier: build(&literals, MatchKind::Standard, Some(AhoCorasickKind::DFA)),
             literal_rules,
             word_rules,
             scans,
