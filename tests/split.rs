@@ -106,6 +106,46 @@ fn a_secret_split_in_two_at_every_position_is_redacted() {
     assert!(missed.is_empty(), "{} leaked, first: {}", missed.len(), missed[0]);
 }
 
+/// Secrets whose context is on other lines than the value: an XML element with its value on
+/// the next line, and a `.netrc` entry over three lines with words after the password.
+const ACROSS_LINES: [(&str, &str); 3] = [
+    ("config:\n<password>\n  S3cr3tV4lu3Xq9Zk2Lm\n</password>\nok\n", "S3cr3tV4lu3Xq9Zk2Lm"),
+    ("<db>\n<api_key>\r\nq8Zr5Tw2Lm9Xk4Vb7Nc3\r\n</api_key>\n</db>\n", "q8Zr5Tw2Lm9Xk4Vb7Nc3"),
+    ("machine api.example.com\nlogin bob\npassword Pq7Wz3Lk9Xm2Vb5 and more words\n", "Pq7Wz3Lk9Xm2Vb5"),
+];
+
+/// Each of [`ACROSS_LINES`], whole and split in three at every pair of positions, as text,
+/// thinking and tool output in turn: through the stages `normalize` runs, and through `scrub`.
+#[test]
+fn a_secret_whose_context_is_on_another_line_is_redacted_split_in_three() {
+    let mut cases = Vec::new();
+    for (text, secret) in ACROSS_LINES {
+        assert!(!Scrubber::new().scrub_str(text).contains(secret), "whole: {text:?}");
+        let cuts = (1..text.len()).filter(|&i| text.is_char_boundary(i));
+        for a in cuts.clone() {
+            for b in cuts.clone().filter(|&b| b > a) {
+                cases.push((secret, [&text[..a], &text[a..b], &text[b..]].map(str::to_owned)));
+            }
+        }
+    }
+    let mut stages = Stages::new(1 << 20, Pauses::Wait);
+    let mut input = Vec::new();
+    for (i, (secret, pieces)) in cases.iter().enumerate() {
+        let events = unscrubbed(&format!("c{i}"), pieces, i);
+        let mut out = Vec::new();
+        events.iter().for_each(|e| stages.apply(e.clone(), &mut out));
+        stages.decide(&mut out);
+        let (joined, json) = written(&out);
+        assert!(!joined.contains(secret) && !json.contains(secret), "the stages leak {secret} of {pieces:?}");
+        input.extend(events);
+    }
+    let mut out = through_scrub(&input).into_iter();
+    for (i, (secret, pieces)) in cases.iter().enumerate() {
+        let (joined, json) = written(&out.by_ref().take(4).collect::<Vec<_>>());
+        assert!(!joined.contains(secret) && !json.contains(secret), "scrub leaks {secret} of {pieces:?} ({i})");
+    }
+}
+
 /// The delta of one kind of stream (`kind` 0: text, 1: thinking, 2: tool output), holding `d`.
 fn delta(kind: usize, d: &str) -> Body {
     let d = d.to_owned();

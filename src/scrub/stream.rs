@@ -38,9 +38,11 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), a match the next text could complete from its first bytes on (the
-/// context of `docker login -p`, the lines of a `.netrc` entry), an unfinished PEM block;
-/// at most [`MAX_HOLD`] bytes.
+/// value may follow), and with it a match that was under way where it began (the lines of
+/// a `.netrc` entry before its `password`), the line before when it is an element whose
+/// value may be on the next line (`<password>`), a match the next text could complete from
+/// its first bytes on (the context of `docker login -p`, the lines of a `.netrc` entry), an
+/// unfinished PEM block; at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
     Scan::default().hold_from(text, 0)
 }
@@ -63,6 +65,12 @@ pub struct Scan {
     run: usize,
     /// The DFA walks of the rules with leads.
     walks: Walks,
+    /// Where the earliest match under way when the last line began starts: it may end in
+    /// that line, so the line's start is no place to cut it.
+    open_at_line: Option<usize>,
+    /// Where the line before the last starts, when it is an element that may hold a secret
+    /// with its value on the next line (`<password>`): held until that line ends.
+    element: Option<usize>,
     /// An unfinished PEM block: where its `-----BEGIN` line starts, and the `-----BEGIN`.
     pem: Option<(usize, usize)>,
 }
@@ -91,13 +99,21 @@ impl Scan {
         }
         match memchr::memrchr(b'\n', &b[seen..]) {
             Some(i) => {
-                self.line = seen + i + 1;
+                let line = seen + i + 1;
+                detector.leads().advance(&mut self.walks, &text[..line], seen);
+                self.open_at_line = detector.leads().earliest_open(&self.walks);
+                detector.leads().advance(&mut self.walks, text, line);
+                self.element = element_start(text, line - 1);
+                self.line = line;
                 self.anchored = detector.may_match(&text[self.line..]);
             }
-            None if !self.anchored => self.anchored = detector.may_match(&text[self.line.max(back(REACH))..]),
-            None => {}
+            None => {
+                if !self.anchored {
+                    self.anchored = detector.may_match(&text[self.line.max(back(REACH))..]);
+                }
+                detector.leads().advance(&mut self.walks, text, seen);
+            }
         }
-        detector.leads().advance(&mut self.walks, text, seen);
         let mut from = self.run;
         let end = ceil_boundary(text, text.len().saturating_sub(detector.longest_literal()));
         if let Some(p) = detector.partial_anchor_at_end(&text[end..]).map(|p| end + p) {
@@ -106,6 +122,13 @@ impl Scan {
         }
         if self.anchored {
             from = from.min(self.line);
+            if let Some(p) = self.open_at_line {
+                // `machine` and `login` lines before a `.netrc` `password` line.
+                from = from.min(self.run_of(text, p));
+            }
+        }
+        if let Some(e) = self.element {
+            from = from.min(e);
         }
         if let Some(p) = detector.leads().earliest_open(&self.walks) {
             // From the start of the word it begins in (`enterprise.` of
@@ -136,11 +159,27 @@ impl Scan {
         self.line = self.line.saturating_sub(n);
         self.run = self.run.saturating_sub(n);
         self.walks.shift(n);
+        self.open_at_line = self.open_at_line.map(|p| p.saturating_sub(n));
+        self.element = self.element.map(|e| e.saturating_sub(n));
         if let Some((line, begin)) = &mut self.pem {
             *line = line.saturating_sub(n);
             *begin = begin.saturating_sub(n);
         }
     }
+}
+
+/// Where the line that ends at the new line `text[nl]` starts, when it ends an element
+/// that may name a secret (`<password>`, `<api_key> `), whose value may come on the next
+/// line; the line is looked at back to [`REACH`] bytes before its end.
+fn element_start(text: &str, nl: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let lo = ceil_boundary(text, nl.saturating_sub(REACH));
+    let end = b[lo..nl].iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\r'))?;
+    if b[lo + end] != b'>' {
+        return None;
+    }
+    let start = memchr::memrchr(b'\n', &b[lo..nl]).map_or(lo, |i| lo + i + 1);
+    Detector::global().may_match(&text[start..nl]).then_some(start)
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
