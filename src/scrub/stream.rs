@@ -38,11 +38,10 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// Where the tail of `text` that could still be (or lead to) a secret starts: the last
 /// run of non-white-space characters (a token being streamed), the start of a literal
 /// anchor (`gh` of `ghp_`), the whole last line when it holds an anchor (a keyword whose
-/// value may follow), and with it a match that was under way where it began (the lines of
-/// a `.netrc` entry before its `password`), the line before when it is an element whose
-/// value may be on the next line (`<password>`), a match the next text could complete from
-/// its first bytes on (the context of `docker login -p`, the lines of a `.netrc` entry), an
-/// unfinished PEM block; at most [`MAX_HOLD`] bytes.
+/// value may follow) and a match that was under way where it began, the line before when
+/// it is an element whose value may be on the next line (`<password>`), a match the next
+/// text could complete from its first bytes on (the context of `docker login -p`, the
+/// lines of a `.netrc` entry), an unfinished PEM block; at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
     Scan::default().hold_from(text, 0)
 }
@@ -103,7 +102,7 @@ impl Scan {
                 detector.leads().advance(&mut self.walks, &text[..line], seen);
                 self.open_at_line = detector.leads().earliest_open(&self.walks);
                 detector.leads().advance(&mut self.walks, text, line);
-                self.element = element_start(text, line - 1);
+                self.element = element_start(detector, text, line - 1);
                 self.line = line;
                 self.anchored = detector.may_match(&text[self.line..]);
             }
@@ -171,7 +170,7 @@ impl Scan {
 /// Where the line that ends at the new line `text[nl]` starts, when it ends an element
 /// that may name a secret (`<password>`, `<api_key> `), whose value may come on the next
 /// line; the line is looked at back to [`REACH`] bytes before its end.
-fn element_start(text: &str, nl: usize) -> Option<usize> {
+fn element_start(detector: &Detector, text: &str, nl: usize) -> Option<usize> {
     let b = text.as_bytes();
     let lo = ceil_boundary(text, nl.saturating_sub(REACH));
     let end = b[lo..nl].iter().rposition(|c| !matches!(c, b' ' | b'\t' | b'\r'))?;
@@ -179,7 +178,7 @@ fn element_start(text: &str, nl: usize) -> Option<usize> {
         return None;
     }
     let start = memchr::memrchr(b'\n', &b[lo..nl]).map_or(lo, |i| lo + i + 1);
-    Detector::global().may_match(&text[start..nl]).then_some(start)
+    detector.may_match(&text[start..nl]).then_some(start)
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
