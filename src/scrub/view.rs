@@ -20,13 +20,25 @@ pub struct View {
     len: usize,
 }
 
-/// True when `b` may hold a disguise: a `\`, a `%` before two hex digits, or the first byte
-/// of a format character (all of them begin with one of these bytes).
-pub fn may_disguise(b: &[u8]) -> bool {
+/// True when `text` may hold a disguise: a `\` before a character it escapes, a `%` before
+/// two hex digits, or a format character. Most texts with non-ASCII characters hold none
+/// (a dash, an arrow, an emoji), so those are decoded and tested, not taken on their first
+/// byte: a false "may" costs a whole [`View::of`] pass.
+fn may_disguise(text: &str) -> bool {
+    let b = text.as_bytes();
     b.iter().enumerate().any(|(i, &c)| match c {
-        b'\\' => matches!(b.get(i + 1), Some(b'/' | b'u' | b'n' | b'r' | b't' | b'"')),
+        b'\\' => match b.get(i + 1) {
+            Some(b'/' | b'n' | b'r' | b't' | b'"') => true,
+            // A Windows path's `\users` is no escape.
+            Some(b'u') => hex4(b, i + 2).is_some(),
+            _ => false,
+        },
         b'%' => b.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
-        0xc2 | 0xd8 | 0xdb | 0xdc | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3 => true,
+        // The first bytes of the format characters' encodings; a byte from 0xc2 up always
+        // starts a character.
+        0xc2 | 0xd8 | 0xdb | 0xdc | 0xe0 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3 => {
+            text[i..].chars().next().is_some_and(is_format_char)
+        }
         _ => false,
     })
 }
@@ -44,7 +56,7 @@ pub fn is_format_char(c: char) -> bool {
 impl View {
     /// The view of `text`, or `None` when it is the text itself.
     pub fn of(text: &str) -> Option<View> {
-        if !may_disguise(text.as_bytes()) {
+        if !may_disguise(text) {
             return None;
         }
         let b = text.as_bytes();
@@ -148,9 +160,11 @@ fn json_escape(b: &[u8], i: usize) -> (Option<Option<char>>, usize) {
     }
 }
 
+/// The value of the four hex digits at `b[at..]` (digits only: `from_str_radix` alone would
+/// take a sign too).
 fn hex4(b: &[u8], at: usize) -> Option<u32> {
     let h = b.get(at..at + 4)?;
-    std::str::from_utf8(h).ok().and_then(|h| u32::from_str_radix(h, 16).ok())
+    h.iter().try_fold(0, |n, &c| Some(n * 16 + char::from(c).to_digit(16)?))
 }
 
 /// The ASCII character a `%XX` at `b[i]` encodes; other bytes (parts of UTF-8 sequences)
@@ -178,6 +192,16 @@ mod tests {
     }
 
     #[test]
+    fn every_format_character_is_a_possible_disguise() {
+        let format = (0..=0x10ffff).filter_map(char::from_u32).filter(|&c| is_format_char(c));
+        for c in format {
+            assert!(may_disguise(&format!("a{c}b")), "U+{:04X}", u32::from(c));
+        }
+        assert!(!may_disguise(r"a — b → ✓ 🚀 µ é 日本語 C:\Users\update"));
+        assert!(may_disguise(r"C:\Users\u0041"));
+    }
+
+    #[test]
     fn plain_text_has_no_view() {
         assert!(View::of("ghp_abc and 100% done").is_none());
     }
@@ -195,5 +219,6 @@ mod tests {
         assert_eq!(back(r"x\u0067hp_1 \ud83d\ude00", "ghp_1"), r"\u0067hp_1");
         assert!(View::of(r"\ud83d\ude00").unwrap().text == "😀");
         assert_eq!(View::of(r"a\u200bb \q %zz %e9").unwrap().text, r"ab \q %zz %e9");
+        assert_eq!(View::of(r"\u+041 \n").unwrap().text, "\\u+041 \n");
     }
 }
