@@ -281,18 +281,64 @@ fn output_is_live_while_the_input_is_still_open() {
     assert!(child.wait().unwrap().success());
 }
 
+/// `project --mode <mode>` running, its stdin, stdout and stderr piped.
+fn spawn_project(mode: &str) -> std::process::Child {
+    Command::new(assert_cmd::cargo::cargo_bin("project"))
+        .args(["--mode", mode])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("project starts")
+}
+
+/// A tool's output with a token in it, not scrubbed before: `project` scrubs what it shows.
+const UNSCRUBBED: &str = r#"{"schema":"minicode.output.v1","eventId":"s9:1:2","type":"tool.completed","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s9","turnId":1,"source":"tool","severity":"info","status":"completed","visibility":["verbose","debug","machine"],"rawRef":{"line":3},"payload":{"toolCallId":"c1","name":"shell","kind":"shell","output":{"exit_code":0,"stdout":"export GH=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\n"}}}"#;
+
+/// `project` reads a large input's lines into events in batches, on two threads, and shows
+/// them in order; an input that trickles in is read a few lines at a time, on one. What
+/// they show, on stdout and on stderr, is the same.
+#[test]
+fn reading_in_batches_on_two_threads_changes_nothing() {
+    let mut input = Vec::new();
+    for k in 0..80 {
+        input.extend(case_input("kitchen-sink"));
+        input.extend(format!("{UNSCRUBBED}\n\n").as_bytes());
+        if k == 41 {
+            input.extend(b"{\"not an event\": true}\n");
+        }
+    }
+    assert!(input.len() > 4 * 256 * 1024, "several batches");
+    for mode in ["verbose", "atif", "ag-ui"] {
+        let whole = bin("project").args(["--mode", mode]).write_stdin(input.clone()).output().expect("runs");
+        let mut child = spawn_project(mode);
+        let mut stdin = child.stdin.take().unwrap();
+        let lines: Vec<Vec<u8>> = input.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+        let writer = std::thread::spawn(move || {
+            for few in lines.chunks(8) {
+                stdin.write_all(&few.concat()).unwrap();
+                stdin.flush().unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        let trickled = child.wait_with_output().unwrap();
+        writer.join().unwrap();
+        assert_eq!(whole.status.code(), Some(1), "{mode}: the line that is no event");
+        assert_eq!(trickled.status.code(), whole.status.code(), "{mode}");
+        assert_eq!(String::from_utf8_lossy(&trickled.stderr), String::from_utf8_lossy(&whole.stderr), "{mode}");
+        assert!(String::from_utf8_lossy(&whole.stderr).contains("line 1597: not a canonical event"), "{mode}");
+        assert!(whole.stdout == trickled.stdout, "{mode}: the outputs differ");
+        assert!(!String::from_utf8_lossy(&whole.stdout).contains("ghp_Synth3t1c"), "{mode}");
+    }
+}
+
 #[test]
 fn a_closed_stdout_ends_quietly() {
     use std::io::Read;
     let big = read("codex/bigout.events.jsonl").repeat(20);
     for mode in ["jsonl", "verbose"] {
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("project"))
-            .args(["--mode", mode])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn_project(mode);
         let mut stdin = child.stdin.take().unwrap();
         let big = big.clone();
         let writer = std::thread::spawn(move || {
