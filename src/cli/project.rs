@@ -130,6 +130,7 @@ impl Command for Args {
             scrub,
             how,
             pending: Pending::default(),
+            batching: Readers::wanted(how),
             readers: None,
             out: LineWriter::new(out),
             rejected: false,
@@ -165,8 +166,11 @@ struct Shower<'a, W: Write> {
     scrub: bool,
     how: Reading,
     pending: Pending,
-    /// Started at the first full batch; `Some(None)` where there are none (see [`Readers::start`]).
-    readers: Option<Option<Readers>>,
+    /// Lines are gathered into batches for [`Readers`] (see [`Readers::wanted`]); without
+    /// them each line is read as it comes, not copied first.
+    batching: bool,
+    /// Started at the first full batch.
+    readers: Option<Readers>,
     out: LineWriter<W>,
     /// Some input line was not a canonical event.
     rejected: bool,
@@ -228,14 +232,16 @@ struct Readers {
 }
 
 impl Readers {
-    /// Two readers, or none: on a machine with one core they could only take turns, and
+    /// Whether readers pay off: on a machine with one core they could only take turns, and
     /// where tool output is skipped unread (`normal`, `otlp`) a line costs little more to
     /// read than to hand over (measured on two cores: a fifth to a half more CPU time for at
     /// most a seventh less wall time).
-    fn start(how: Reading, scrub: bool) -> anyhow::Result<Option<Readers>> {
-        if !how.tool_output || std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-            return Ok(None);
-        }
+    fn wanted(how: Reading) -> bool {
+        how.tool_output && std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2
+    }
+
+    /// The two readers.
+    fn start(how: Reading, scrub: bool) -> anyhow::Result<Readers> {
         let start = |i: usize| {
             let (batches, their_batches) = std::sync::mpsc::sync_channel::<Pending>(1);
             let (their_reads, reads) = std::sync::mpsc::sync_channel(1);
@@ -251,13 +257,13 @@ impl Readers {
             thread.map(|t| (batches, reads, t)).context("cannot start a reading thread")
         };
         let ((b0, r0, t0), (b1, r1, t1)) = (start(0)?, start(1)?);
-        Ok(Some(Readers {
+        Ok(Readers {
             batches: [b0, b1],
             reads: [r0, r1],
             threads: [Some(t0), Some(t1)],
             busy: VecDeque::new(),
             next: 0,
-        }))
+        })
     }
 
     /// Gives `batch` to the next reader.
@@ -323,10 +329,10 @@ impl<W: Write> Shower<'_, W> {
     /// read, one waiting, so that neither waits for this thread), shows the oldest, whose
     /// buffers the next batch reuses.
     fn hand_over(&mut self) -> anyhow::Result<()> {
-        if self.readers.is_none() {
-            self.readers = Some(Readers::start(self.how, self.scrub)?);
-        }
-        let Some(Some(readers)) = &mut self.readers else { return self.settle() };
+        let readers = match &mut self.readers {
+            Some(readers) => readers,
+            None => self.readers.insert(Readers::start(self.how, self.scrub)?),
+        };
         readers.send(std::mem::take(&mut self.pending))?;
         if readers.busy.len() > 3 {
             if let Some((mut batch, reads)) = readers.oldest() {
@@ -339,7 +345,7 @@ impl<W: Write> Shower<'_, W> {
 
     /// Shows every line read so far: the batches the readers hold, then the one being filled.
     fn settle(&mut self) -> anyhow::Result<()> {
-        while let Some((mut batch, reads)) = self.readers.as_mut().and_then(Option::as_mut).and_then(Readers::oldest) {
+        while let Some((mut batch, reads)) = self.readers.as_mut().and_then(Readers::oldest) {
             self.show_batch(&mut batch, reads)?;
         }
         if self.pending.entries.is_empty() {
@@ -357,7 +363,7 @@ impl<W: Write> Canonical for Shower<'_, W> {
     fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()> {
         match line {
             Line::Text(t) if is_blank(&t) => Ok(()),
-            Line::Text(t) if t.len() < Pending::FULL => {
+            Line::Text(t) if self.batching && t.len() < Pending::FULL => {
                 let at = self.pending.text.len();
                 self.pending.text.push_str(&t);
                 self.pending.entries.push(Entry::Line(n, at..self.pending.text.len()));
@@ -366,7 +372,8 @@ impl<W: Write> Canonical for Shower<'_, W> {
                     false => Ok(()),
                 }
             }
-            // A line as large as a batch, or over the line limit, is read here, not copied.
+            // Without batches, or a line as large as one, or over the line limit: read here,
+            // not copied.
             line => {
                 self.settle()?;
                 match self.how.event_line(line) {
