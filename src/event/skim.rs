@@ -1,12 +1,13 @@
 //! Tool output found in an event's JSON text before it is parsed, so a reader that never
 //! shows it can cut it out of the line. Most of a run's bytes are tool output, dense with
 //! `\n` escapes, and serde_json reads a string escape by escape; this walk looks at sixteen
-//! bytes at a time, stopping inside strings only at quotes and backslashes.
+//! bytes at a time between strings, and reads a string 64 bytes at a time to its closing
+//! quote, without stopping at its escapes.
 
 use std::ops::Range;
 
 use super::{Outcome, OutputField};
-use crate::scan::{self, eq, u8x16};
+use crate::scan::{self, eq, u8x16, Block, Escapes};
 
 /// A tool output string found in a line.
 pub(super) struct Piece {
@@ -58,32 +59,36 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Piece>> {
 /// escape but the short ones (serde_json checks that `\u` escapes pair their surrogates:
 /// left to it). `None` at the end of the line.
 fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<usize>)> {
-    let (mut plain, mut escapes) = (true, 0);
-    'chunks: loop {
-        let v = scan::chunk_at(line, from)?;
-        let mut m = scan::mask(eq(v, b'"') | eq(v, b'\\') | v.min(u8x16::splat(0x1f)).cmp_eq(v));
-        while m != 0 {
-            let k = m.trailing_zeros() as usize;
-            match line[from + k] {
-                b'"' => return Some((from + k, plain.then_some(escapes))),
-                b'\\' => {
-                    escapes += 1;
-                    plain &=
-                        matches!(line.get(from + k + 1), Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't'));
-                    if k == 15 {
-                        from += 17;
-                        continue 'chunks;
-                    }
-                    // The escaped byte is no quote or backslash of its own.
-                    m &= !(3 << k);
-                }
-                _ => {
-                    plain = false;
-                    m &= m - 1;
-                }
-            }
+    let (mut plain, mut escapes, mut escaped_by) = (true, 0, Escapes::default());
+    loop {
+        let block = Block::at(line, from)?;
+        let escaped = escaped_by.next(block.mask(|v| eq(v, b'\\')));
+        let quotes = block.mask(|v| eq(v, b'"')) & !escaped;
+        // The bytes before the closing quote, or the whole block.
+        let inside = match quotes {
+            0 => u64::MAX,
+            q => (q & q.wrapping_neg()) - 1,
+        };
+        let escaped = escaped & inside;
+        if escaped != 0 {
+            escapes += escaped.count_ones() as usize;
+            let short = |v| {
+                eq(v, b'"')
+                    | eq(v, b'\\')
+                    | eq(v, b'/')
+                    | eq(v, b'n')
+                    | eq(v, b't')
+                    | eq(v, b'r')
+                    | eq(v, b'b')
+                    | eq(v, b'f')
+            };
+            plain &= escaped & !block.mask(short) == 0;
         }
-        from += 16;
+        plain &= block.mask(|v| v.min(u8x16::splat(0x1f)).cmp_eq(v)) & inside == 0;
+        if quotes != 0 {
+            return Some((from + quotes.trailing_zeros() as usize, plain.then_some(escapes)));
+        }
+        from += 64;
     }
 }
 
