@@ -9,6 +9,8 @@
 
 use std::ops::Range;
 
+use crate::scan::{self, eq, u8x16, Positions};
+
 /// A decoded text and the way back to the original's offsets.
 pub struct View {
     /// The decoded text.
@@ -26,7 +28,7 @@ pub struct View {
 /// byte: a false "may" costs a whole [`View::of`] pass.
 fn may_disguise(text: &str) -> bool {
     let b = text.as_bytes();
-    b.iter().enumerate().any(|(i, &c)| match c {
+    Positions::new(b, 0, disguise_mask).any(|i| match b[i] {
         b'\\' => match b.get(i + 1) {
             Some(b'/' | b'n' | b'r' | b't' | b'"') => true,
             // A Windows path's `\users` is no escape.
@@ -34,13 +36,15 @@ fn may_disguise(text: &str) -> bool {
             _ => false,
         },
         b'%' => b.get(i + 1..i + 3).is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)),
-        // The first bytes of the format characters' encodings; a byte from 0xc2 up always
-        // starts a character.
-        0xc2 | 0xd8 | 0xdb | 0xdc | 0xe0 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3 => {
-            text[i..].chars().next().is_some_and(is_format_char)
-        }
-        _ => false,
+        _ => text[i..].chars().next().is_some_and(is_format_char),
     })
+}
+
+/// Bit `k` is set when byte `k` of `v` may start a disguise: a `\`, a `%`, or the first
+/// byte of a format character's encoding (a byte from 0xc2 up always starts a character).
+fn disguise_mask(v: u8x16) -> u32 {
+    let first = [0xc2, 0xd8, 0xdb, 0xdc, 0xe0, 0xe1, 0xe2, 0xef, 0xf0, 0xf3].map(|c| eq(v, c));
+    scan::mask(first.into_iter().fold(eq(v, b'\\') | eq(v, b'%'), |m, c| m | c))
 }
 
 /// True for the characters of Unicode general category Cf (format), which render as nothing.
@@ -61,34 +65,30 @@ impl View {
         }
         let b = text.as_bytes();
         let mut view = View { text: String::with_capacity(text.len()), marks: Vec::new(), len: text.len() };
-        let mut copied = 0; // original bytes before this are in the view
-        let mut i = 0;
-        while i < b.len() {
-            let (decoded, width) = match b[i] {
+        // Original bytes before `copied` are in the view. Only a byte the disguise test marks
+        // can start a unit that decodes to something else; the bytes between are copied.
+        let mut copied = 0;
+        for i in Positions::new(b, 0, disguise_mask) {
+            if i < copied {
+                // Inside the escape before.
+                continue;
+            }
+            let decoded = match b[i] {
                 b'\\' => json_escape(b, i),
                 b'%' => percent(b, i),
-                c if c >= 0x80 => {
-                    let c = text[i..].chars().next().unwrap_or('\u{fffd}');
-                    if is_format_char(c) {
-                        (Some(None), c.len_utf8())
-                    } else {
-                        (None, c.len_utf8())
-                    }
-                }
-                _ => (None, 1),
+                _ => match text[i..].chars().next() {
+                    Some(c) if is_format_char(c) => (Some(None), c.len_utf8()),
+                    _ => (None, 1),
+                },
             };
-            let Some(decoded) = decoded else {
-                i += width;
-                continue;
-            };
+            let (Some(decoded), width) = decoded else { continue };
             view.text.push_str(&text[copied..i]);
             view.marks.push((view.text.len(), i));
             if let Some(c) = decoded {
                 view.text.push(c);
             }
-            i += width;
-            copied = i;
-            view.marks.push((view.text.len(), i));
+            copied = i + width;
+            view.marks.push((view.text.len(), copied));
         }
         if view.marks.is_empty() {
             return None;
@@ -195,7 +195,10 @@ mod tests {
     fn every_format_character_is_a_possible_disguise() {
         let format = (0..=0x10ffff).filter_map(char::from_u32).filter(|&c| is_format_char(c));
         for c in format {
-            assert!(may_disguise(&format!("a{c}b")), "U+{:04X}", u32::from(c));
+            // At every place in a chunk, and across a chunk's edge.
+            for before in 0..17 {
+                assert!(may_disguise(&format!("{}{c}b", "a".repeat(before))), "U+{:04X}", u32::from(c));
+            }
         }
         assert!(!may_disguise(r"a — b → ✓ 🚀 µ é 日本語 C:\Users\update"));
         assert!(may_disguise(r"C:\Users\u0041"));
@@ -220,5 +223,50 @@ mod tests {
         assert!(View::of(r"\ud83d\ude00").unwrap().text == "😀");
         assert_eq!(View::of(r"a\u200bb \q %zz %e9").unwrap().text, r"ab \q %zz %e9");
         assert_eq!(View::of(r"\u+041 \n").unwrap().text, "\\u+041 \n");
+    }
+
+    /// The view built by stepping through every byte, as [`View::of`] once did.
+    fn stepped(text: &str) -> (String, Vec<(usize, usize)>) {
+        let b = text.as_bytes();
+        let (mut out, mut marks, mut copied, mut i) = (String::new(), Vec::new(), 0, 0);
+        while i < b.len() {
+            let (decoded, width) = match b[i] {
+                b'\\' => json_escape(b, i),
+                b'%' => percent(b, i),
+                c if c >= 0x80 => {
+                    let c = text[i..].chars().next().unwrap();
+                    (is_format_char(c).then_some(None), c.len_utf8())
+                }
+                _ => (None, 1),
+            };
+            if let Some(decoded) = decoded {
+                out.push_str(&text[copied..i]);
+                marks.push((out.len(), i));
+                out.extend(decoded);
+                copied = i + width;
+                marks.push((out.len(), copied));
+            }
+            i += width;
+        }
+        out.push_str(&text[copied..]);
+        (out, marks)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn the_view_is_the_one_a_step_through_every_byte_gives(pieces in proptest::collection::vec(proptest::sample::select(&[
+            "a", "aaaaaaaaaaaaa", "\\", "\\\\", "\\n", "\\u0041", "\\u200b", "\\ud83d\\ude00", "\\ud83d", "\\u+041",
+            "%", "%41", "%2F", "%e2", "%zz", "\u{200b}", "\u{ad}", "\u{890}", "\u{e0020}", "\u{2014}", "\u{1f680}", "é", "日",
+        ][..]), 0..40)) {
+            let text: String = pieces.concat();
+            let want = stepped(&text);
+            match View::of(&text) {
+                Some(v) => proptest::prop_assert_eq!((v.text, v.marks), want, "{:?}", text),
+                // Not looked at: nothing it decodes could disguise a secret (`\\` alone).
+                None => proptest::prop_assert!(!may_disguise(&text) || want.1.is_empty(), "{:?}", text),
+            }
+        }
     }
 }
