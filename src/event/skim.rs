@@ -2,12 +2,14 @@
 //! shows it can cut it out of the line. Most of a run's bytes are tool output, dense with
 //! `\n` escapes, and serde_json reads a string escape by escape; this walk looks at sixteen
 //! bytes at a time between strings, and reads a string 64 bytes at a time to its closing
-//! quote, without stopping at its escapes.
+//! quote, without stopping at its escapes, finding in the same pass whether it holds a
+//! control character a reader would clean away.
 
 use std::ops::Range;
 
 use super::{Outcome, OutputField};
-use crate::scan::{self, eq, u8x16, Block, Escapes};
+use crate::scan::{self, eq, Block, Escapes};
+use crate::scrub::control;
 
 /// A tool output string found in a line.
 pub(super) struct Piece {
@@ -16,6 +18,10 @@ pub(super) struct Piece {
     pub inside: Range<usize>,
     /// Its UTF-8 length once unescaped.
     pub len: usize,
+    /// It holds nothing [`control::clean`](crate::scrub::control::clean) would remove:
+    /// what [`json_is_clean`](crate::scrub::control::json_is_clean) says of it, found in
+    /// the same pass.
+    pub clean: bool,
 }
 
 /// The tool output strings of the event `line`: `payload.delta` of a `tool.output`,
@@ -37,8 +43,8 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Piece>> {
         while m != 0 {
             let i = at + m.trailing_zeros() as usize;
             if line[i] == b'"' {
-                let (end, escapes) = string_end(line, i + 1)?;
-                walk.string(line, i + 1..end, escapes)?;
+                let (end, read) = string_end(line, i + 1)?;
+                walk.string(line, i + 1..end, read)?;
                 if end - at >= 16 {
                     at = end + 1;
                     continue 'chunks;
@@ -55,11 +61,12 @@ pub(super) fn tool_output(line: &[u8]) -> Option<Vec<Piece>> {
 }
 
 /// The index of the quote that closes the string whose inside starts at `line[from]`, and
-/// when the inside is plain, the number of its escapes. Plain is no raw control byte and no
-/// escape but the short ones (serde_json checks that `\u` escapes pair their surrogates:
-/// left to it). `None` at the end of the line.
-fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<usize>)> {
-    let (mut plain, mut escapes, mut escaped_by) = (true, 0, Escapes::default());
+/// what the inside is when it is plain: no raw control byte and no escape but the short
+/// ones (serde_json checks that `\u` escapes pair their surrogates: left to it). `None` at
+/// the end of the line.
+fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<Plain>)> {
+    let (mut plain, mut escaped_by) = (true, Escapes::default());
+    let mut read = Plain { escapes: 0, clean: true };
     loop {
         let block = Block::at(line, from)?;
         let escaped = escaped_by.next(block.mask(|v| eq(v, b'\\')));
@@ -71,25 +78,37 @@ fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<usize>)> {
         };
         let escaped = escaped & inside;
         if escaped != 0 {
-            escapes += escaped.count_ones() as usize;
-            let short = |v| {
-                eq(v, b'"')
-                    | eq(v, b'\\')
-                    | eq(v, b'/')
-                    | eq(v, b'n')
-                    | eq(v, b't')
-                    | eq(v, b'r')
-                    | eq(v, b'b')
-                    | eq(v, b'f')
-            };
-            plain &= escaped & !block.mask(short) == 0;
+            read.escapes += escaped.count_ones() as usize;
+            // The escapes `json_is_clean` accepts, then the other short ones.
+            let rare = escaped & !block.mask(|v| eq(v, b'n') | eq(v, b't') | eq(v, b'"') | eq(v, b'\\'));
+            if rare != 0 {
+                read.clean = false;
+                plain &= rare & !block.mask(|v| eq(v, b'/') | eq(v, b'r') | eq(v, b'b') | eq(v, b'f')) == 0;
+            }
         }
-        plain &= block.mask(|v| v.min(u8x16::splat(0x1f)).cmp_eq(v)) & inside == 0;
+        let mut suspects = block.mask(control::suspects_in) & inside;
+        while suspects != 0 {
+            let i = from + suspects.trailing_zeros() as usize;
+            match line[i] {
+                ..0x20 => plain = false,
+                _ => read.clean &= control::unsafe_len(line, i).is_none(),
+            }
+            suspects &= suspects - 1;
+        }
         if quotes != 0 {
-            return Some((from + quotes.trailing_zeros() as usize, plain.then_some(escapes)));
+            return Some((from + quotes.trailing_zeros() as usize, plain.then_some(read)));
         }
         from += 64;
     }
+}
+
+/// What [`string_end`] found of a plain string.
+#[derive(Clone, Copy)]
+struct Plain {
+    /// Its escapes.
+    escapes: usize,
+    /// Nothing in it that [`control::clean`] would remove.
+    clean: bool,
 }
 
 /// Where the walk is in the line.
@@ -139,14 +158,14 @@ impl<'a> Walk<'a> {
     }
 
     /// Takes in the string `line[inside]`: a key to be, or a value the walk may want (and
-    /// cannot cut unless plain, when `escapes` counts its escapes).
-    fn string(&mut self, line: &'a [u8], inside: Range<usize>, escapes: Option<usize>) -> Option<()> {
+    /// cannot cut unless `read` says it is plain).
+    fn string(&mut self, line: &'a [u8], inside: Range<usize>, read: Option<Plain>) -> Option<()> {
         let text = &line[inside.clone()];
-        let piece = |field| escapes.map(|n| Piece { field, len: inside.len() - n, inside });
+        let piece = |field| read.map(|r| Piece { field, len: inside.len() - r.escapes, inside, clean: r.clean });
         if !std::mem::take(&mut self.value) {
             // A key is matched as written; one with an escape could read as `type` (spelled
             // `typ\u0065`) and change what the line is.
-            self.last = Some(text).filter(|_| escapes == Some(0));
+            self.last = Some(text).filter(|_| read.is_some_and(|r| r.escapes == 0));
             return self.last.map(drop);
         }
         match (self.depth, self.keys) {
@@ -204,6 +223,7 @@ mod tests {
 
     use super::*;
     use crate::event::Event;
+    use crate::scrub::control::json_is_clean;
 
     const ENVELOPE: &str = r#""schema":"minicode.output.v1","eventId":"s:1:2","sessionId":"s","turnId":1,"source":"tool","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{"line":2}"#;
 
@@ -220,6 +240,7 @@ mod tests {
                 prop_assert_eq!(a, b, "{}", line);
                 let whole = Event::from_json(line, true).unwrap();
                 for piece in cut.cut {
+                    prop_assert_eq!(piece.clean, json_is_clean(piece.literal.as_bytes()), "{}", piece.literal);
                     let text: String = serde_json::from_str(piece.literal).unwrap();
                     prop_assert_eq!(
                         (whole.tool_output(piece.field), piece.len),
@@ -310,28 +331,48 @@ mod tests {
         assert!(cut > 100 && lines > 1000, "{cut} of {lines} lines cut");
     }
 
+    /// Pieces of tool output that decide whether it is clean: escapes that `json_is_clean`
+    /// refuses, DEL, a C1 control, bidi controls, a byte-order mark, and safe neighbours.
+    const CLEANING: [&str; 10] =
+        [r"\r", r"\/", r"\b", "\u{7f}", "\u{85}", "\u{a0}", "\u{202e}", "\u{2028}", "\u{feff}", "\u{fffd}"];
+
     /// Pieces of tool output that matter to the walk: quotes and backslashes at chunk edges,
-    /// escapes it leaves to serde_json, lone surrogates, brackets and colons.
+    /// escapes it leaves to serde_json, lone surrogates, brackets and colons, and what it
+    /// says is clean.
     fn text() -> impl Strategy<Value = String> {
         let piece = prop_oneof![
-            Just(r"\n"),
-            Just(r#"\""#),
-            Just(r"\\"),
-            Just(r"\u0041"),
-            Just(r"\ud800"),
-            Just(r"\x"),
-            Just("\u{1}"),
-            Just("{"),
-            Just("}"),
-            Just("["),
-            Just(":"),
-            Just(","),
-            Just("\""),
-            Just("é"),
-            Just("aaaaaaaaaaaaaaa"),
-            Just("a"),
+            1 => Just(r"\n"),
+            1 => Just(r#"\""#),
+            1 => Just(r"\\"),
+            1 => Just(r"\u0041"),
+            1 => Just(r"\ud800"),
+            1 => Just(r"\x"),
+            1 => Just("\u{1}"),
+            3 => prop::sample::select(&CLEANING[..]),
+            1 => Just("{"),
+            1 => Just("}"),
+            1 => Just("["),
+            1 => Just(":"),
+            1 => Just(","),
+            1 => Just("\""),
+            1 => Just("é"),
+            1 => Just("aaaaaaaaaaaaaaa"),
+            1 => Just("a"),
         ];
         prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
+    }
+
+    /// Tool output the walk always cuts, clean or not: mostly letters, so that clean
+    /// strings longer than a block are common too.
+    fn plain_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            8 => Just("aaaaaaa"),
+            1 => Just(r"\n"),
+            1 => Just(r#"\""#),
+            1 => Just(r"\\"),
+            2 => prop::sample::select(&CLEANING[..]),
+        ];
+        prop::collection::vec(piece, 0..60).prop_map(|p| p.concat())
     }
 
     proptest! {
@@ -346,6 +387,13 @@ mod tests {
                 let line = if late { format!(r#"{{{envelope},{payload},"type":"{t}"}}"#) } else { format!(r#"{{"type":"{t}",{envelope},{payload}}}"#) };
                 agree(&line)?;
             }
+        }
+
+        #[test]
+        fn a_cut_string_is_clean_where_json_is_clean_says(stdout in plain_text()) {
+            let line = format!(r#"{{"type":"tool.completed",{ENVELOPE},"payload":{{"toolCallId":"c","name":"x","kind":"shell","output":{{"stdout":"{stdout}"}}}}}}"#);
+            let cut = Event::cut_tool_output(&line).expect("plain tool output is cut");
+            prop_assert_eq!(cut.cut[0].clean, json_is_clean(cut.cut[0].literal.as_bytes()), "{}", stdout);
         }
     }
 }

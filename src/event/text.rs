@@ -27,6 +27,10 @@ pub struct CutOutput<'a> {
     pub literal: &'a str,
     /// Its UTF-8 length once unescaped.
     pub len: usize,
+    /// It holds nothing a reader cleaning control bytes would remove (no escape but `\n`,
+    /// `\t`, `\"`, `\\`, no unsafe character): what
+    /// [`json_is_clean`](crate::scrub::control::json_is_clean) says of `literal`.
+    pub clean: bool,
 }
 
 /// Where a tool output string is in its event.
@@ -79,6 +83,7 @@ impl Event {
             field: p.field,
             literal: &line[p.inside.start - 1..p.inside.end + 1],
             len: p.len,
+            clean: p.clean,
         });
         Some(CutLine { rest, cut: cut.collect() })
     }

@@ -43,7 +43,7 @@ fn first_unsafe(b: &[u8]) -> Option<usize> {
 
 /// At a suspect byte `b[i]` (see [`suspects`]) that is not `\n` or `\t`: the length of the
 /// unsafe character starting there, or `None` when the character is safe.
-fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
     match b[i] {
         0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)).then_some(2),
         0xe2 => {
@@ -67,7 +67,7 @@ fn suspect_mask(v: u8x16) -> u32 {
 }
 
 /// The lanes of `v` that hold a byte [`suspects`] gives.
-fn suspects_in(v: u8x16) -> u8x16 {
+pub(crate) fn suspects_in(v: u8x16) -> u8x16 {
     // A byte below 0x20 is the one that `min(v, 0x1f)` leaves as it is.
     v.min(u8x16::splat(0x1f)).cmp_eq(v) | eq(v, 0x7f) | eq(v, 0xc2) | eq(v, 0xe2) | eq(v, 0xef)
 }

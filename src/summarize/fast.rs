@@ -17,7 +17,7 @@ use super::key::line_digest;
 use super::model::limits;
 use crate::event::*;
 use crate::scan::{self, Positions};
-use crate::scrub::{clean_json_line, control::json_is_clean};
+use crate::scrub::clean_json_line;
 
 impl Summarizer {
     /// Takes one line of canonical JSONL into account, control bytes removed from its
@@ -27,8 +27,7 @@ impl Summarizer {
         // Tool output with no control byte to remove is cut before the line is cleaned and
         // parsed: it is the bulk of a run, and only measured.
         let digest = line_digest(line.as_bytes());
-        let cut = Event::cut_tool_output(line)
-            .filter(|cut| cut.cut.iter().all(|piece| json_is_clean(piece.literal.as_bytes())));
+        let cut = Event::cut_tool_output(line).filter(|cut| cut.cut.iter().all(|piece| piece.clean));
         if let Some(cut) = cut {
             if self.fast(&clean_json_line(&cut.rest), &cut.cut, digest).is_some() {
                 return Ok(());
