@@ -74,21 +74,31 @@ pub(crate) struct Block([u8x16; 4]);
 
 impl Block {
     /// The 64 bytes of `b` from `at`, padded with spaces past its end; `None` from the end.
+    #[inline]
     pub(crate) fn at(b: &[u8], at: usize) -> Option<Block> {
         let rest = b.get(at..)?;
-        let whole = |c: &[u8; 64]| {
-            let chunk = |k: usize| u8x16::new(std::array::from_fn(|i| c[16 * k + i]));
-            Block([chunk(0), chunk(1), chunk(2), chunk(3)])
-        };
-        if let Some(c) = rest.first_chunk::<64>() {
-            return Some(whole(c));
+        match rest.first_chunk::<64>() {
+            Some(c) => Some(Block::of(c)),
+            None => Block::padded(rest),
         }
+    }
+
+    /// Four whole chunks: four loads.
+    #[inline]
+    fn of(c: &[u8; 64]) -> Block {
+        let (chunks, _) = c.as_chunks::<16>();
+        Block([0, 1, 2, 3].map(|k| u8x16::new(chunks[k])))
+    }
+
+    /// The last, short block, kept out of the way of the whole ones, so [`Block::at`] inlines.
+    #[cold]
+    fn padded(rest: &[u8]) -> Option<Block> {
         if rest.is_empty() {
             return None;
         }
         let mut c = [b' '; 64];
         c[..rest.len()].copy_from_slice(rest);
-        Some(whole(&c))
+        Some(Block::of(&c))
     }
 
     /// Bit `k` is set when `classify` marks byte `k` (all ones in its lane).
