@@ -1,7 +1,9 @@
-//! Finding secrets with the rule table: one keyword pass (two Aho-Corasick automata, one
-//! case-sensitive and one not, plus the rare hand-written scan) decides which rules could
-//! match; only those run their regexes, compiled on first use. Overlapping findings are
-//! settled by the table's order, so a specific format wins over a generic assignment.
+//! Finding secrets with the rule table: a keyword pass decides which rules could match (the
+//! anchor literals, each word in three spellings, searched by a few vectorised scanners and
+//! confirmed in the window around each hit by one overlapping automaton, which also searches
+//! short texts whole; plus the rare hand-written scan); only those rules run their regexes,
+//! compiled on first use. Overlapping findings are settled by the table's order, so a
+//! specific format wins over a generic assignment.
 
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
