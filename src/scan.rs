@@ -6,6 +6,8 @@
 
 pub(crate) use wide::u8x16;
 
+pub(crate) mod unsafe_chars;
+
 /// The indices, in order, of the bytes of `b` (from `from` on) that `classify` marks: bit
 /// `k` of `classify(chunk)` stands for byte `k` of the chunk. The last chunk is padded with
 /// spaces, which `classify` must leave unmarked.

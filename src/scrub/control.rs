@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 
+use crate::scan::unsafe_chars::{suspects_in, unsafe_len};
 use crate::scan::{self, eq, u8x16, Block, Escapes};
 
 /// True when the JSON text `b` spells no unsafe character, raw or escaped: every escape is
@@ -41,20 +42,6 @@ fn first_unsafe(b: &[u8]) -> Option<usize> {
     suspects(b, 0).find(|&i| !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some())
 }
 
-/// At a suspect byte `b[i]` (see [`suspects`]) that is not `\n` or `\t`: the length of the
-/// unsafe character starting there, or `None` when the character is safe.
-pub(crate) fn unsafe_len(b: &[u8], i: usize) -> Option<usize> {
-    match b[i] {
-        0xc2 => matches!(b.get(i + 1), Some(0x80..=0x9f)).then_some(2),
-        0xe2 => {
-            matches!((b.get(i + 1), b.get(i + 2)), (Some(0x80), Some(0xaa..=0xae)) | (Some(0x81), Some(0xa6..=0xa9)))
-                .then_some(3)
-        }
-        0xef => (b.get(i + 1..i + 3) == Some(&[0xbb, 0xbf])).then_some(3),
-        _ => Some(1),
-    }
-}
-
 /// The indices, in order, of the bytes of `b` (from `from` on) that may begin an unsafe
 /// character: below 0x20, DEL, 0xc2, 0xe2, 0xef.
 fn suspects(b: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
@@ -64,12 +51,6 @@ fn suspects(b: &[u8], from: usize) -> impl Iterator<Item = usize> + '_ {
 /// Bit `k` is set when byte `k` of `v` is one [`suspects`] gives.
 fn suspect_mask(v: u8x16) -> u32 {
     scan::mask(suspects_in(v))
-}
-
-/// The lanes of `v` that hold a byte [`suspects`] gives.
-pub(crate) fn suspects_in(v: u8x16) -> u8x16 {
-    // A byte below 0x20 is the one that `min(v, 0x1f)` leaves as it is.
-    v.min(u8x16::splat(0x1f)).cmp_eq(v) | eq(v, 0x7f) | eq(v, 0xc2) | eq(v, 0xe2) | eq(v, 0xef)
 }
 
 /// Removes control sequences and bytes; see the module docs.
@@ -344,6 +325,18 @@ mod tests {
                 let two = reference::has_only_plain_escapes(&s) && super::first_unsafe(s.as_bytes()).is_none();
                 prop_assert_eq!(super::json_is_clean(s.as_bytes()), two, "{:?}", s);
             }
+        }
+
+        /// The skim that cuts tool output out of a line finds this in the same pass.
+        #[test]
+        fn a_cut_tool_output_is_clean_where_json_is_clean_says(pieces in prop::collection::vec(prop_oneof![
+            piece().prop_map(|p| p.replace(|c: char| c < ' ' || c == '"' || c == '\\', "")),
+            prop::sample::select(&["\\n", "\\t", "\\\"", "\\\\", "\\r", "\\/", "\\b"][..]).prop_map(String::from),
+        ], 0..60)) {
+            let stdout = pieces.concat();
+            let line = format!(r#"{{"type":"tool.completed","payload":{{"toolCallId":"c","output":{{"stdout":"{stdout}"}}}}}}"#);
+            let cut = crate::event::Event::cut_tool_output(&line).expect("plain tool output is cut");
+            prop_assert_eq!(cut.cut[0].clean, super::json_is_clean(cut.cut[0].literal.as_bytes()), "{:?}", stdout);
         }
 
         #[test]
