@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use super::{Outcome, OutputField};
-use crate::scan::unsafe_chars::{suspects_in, unsafe_len};
+use crate::scan::unsafe_chars::look_at;
 use crate::scan::{self, eq, Block, Escapes};
 
 /// A tool output string found in a line.
@@ -76,24 +76,13 @@ fn string_end(line: &[u8], mut from: usize) -> Option<(usize, Option<Plain>)> {
             q => (q & q.wrapping_neg()) - 1,
         };
         let escaped = escaped & inside;
-        if escaped != 0 {
-            read.escapes += escaped.count_ones() as usize;
-            // The escapes `json_is_clean` accepts, then the other short ones.
-            let rare = escaped & !block.mask(|v| eq(v, b'n') | eq(v, b't') | eq(v, b'"') | eq(v, b'\\'));
-            if rare != 0 {
-                read.clean = false;
-                plain &= rare & !block.mask(|v| eq(v, b'/') | eq(v, b'r') | eq(v, b'b') | eq(v, b'f')) == 0;
-            }
-        }
-        let mut suspects = block.mask(suspects_in) & inside;
-        while suspects != 0 {
-            let i = from + suspects.trailing_zeros() as usize;
-            match line[i] {
-                ..0x20 => plain = false,
-                _ => read.clean &= unsafe_len(line, i).is_none(),
-            }
-            suspects &= suspects - 1;
-        }
+        read.escapes += escaped.count_ones() as usize;
+        let found = look_at(line, from, &block, escaped, inside);
+        read.clean &= found.rare_escapes == 0 && !found.unsafe_char;
+        // The other short escapes are plain too; any other escape or a raw control byte is not.
+        let long = found.rare_escapes != 0
+            && found.rare_escapes & !block.mask(|v| eq(v, b'/') | eq(v, b'r') | eq(v, b'b') | eq(v, b'f')) != 0;
+        plain &= !found.raw_control && !long;
         if quotes != 0 {
             return Some((from + quotes.trailing_zeros() as usize, plain.then_some(read)));
         }

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::scan::unsafe_chars::{suspects_in, unsafe_len};
+use crate::scan::unsafe_chars::{look_at, suspects_in, unsafe_at, unsafe_len};
 use crate::scan::{self, eq, u8x16, Block, Escapes};
 
 /// True when the JSON text `b` spells no unsafe character, raw or escaped: every escape is
@@ -18,16 +18,9 @@ pub fn json_is_clean(b: &[u8]) -> bool {
     let mut at = 0;
     while let Some(block) = Block::at(b, at) {
         let escaped = escaped_by.next(block.mask(|v| eq(v, b'\\')));
-        if escaped & !block.mask(|v| eq(v, b'n') | eq(v, b't') | eq(v, b'"') | eq(v, b'\\')) != 0 {
+        let found = look_at(b, at, &block, escaped, u64::MAX);
+        if found.rare_escapes != 0 || found.unsafe_char {
             return false;
-        }
-        let mut m = block.mask(suspects_in);
-        while m != 0 {
-            let i = at + m.trailing_zeros() as usize;
-            if !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some() {
-                return false;
-            }
-            m &= m - 1;
         }
         at += 64;
     }
@@ -39,7 +32,7 @@ pub fn json_is_clean(b: &[u8]) -> bool {
 /// a byte below 0x20, DEL, or starts with 0xc2 (C1 controls), 0xe2 (bidi controls) or 0xef
 /// (U+FEFF); only those bytes need a closer look.
 fn first_unsafe(b: &[u8]) -> Option<usize> {
-    suspects(b, 0).find(|&i| !matches!(b[i], b'\n' | b'\t') && unsafe_len(b, i).is_some())
+    suspects(b, 0).find(|&i| unsafe_at(b, i))
 }
 
 /// The indices, in order, of the bytes of `b` (from `from` on) that may begin an unsafe
