@@ -174,13 +174,14 @@ impl Sources {
             });
         }
         let mut file = File::open(path)?;
-        if !is_regular(&file) {
+        let Some(size) = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) else {
             return match found {
                 true => Ok(Opened::Skipped("not a regular file")),
                 false => source.open().map(Opened::Lines),
             };
-        }
-        let mut head = Vec::new();
+        };
+        // Read in one go: most session files are smaller than the head.
+        let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize + 1);
         (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
         if let Some(decoded) = self.formats.decode(path, &head) {
             return decoded.map(Opened::Lines);

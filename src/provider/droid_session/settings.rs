@@ -29,10 +29,11 @@ const SETTINGS_END: &str = ".settings.json";
 /// The lines of the droid session at `path`, then its settings' line, when `head` starts as
 /// a droid session does and its settings lie beside it.
 pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
-    let settings = beside(path, SESSION_END, SETTINGS_END)?;
+    // The head first: looking for the settings beside costs a `stat` of every `.jsonl` file.
     if !starts_a_session(head) {
         return None;
     }
+    let settings = beside(path, SESSION_END, SETTINGS_END)?;
     let trailer = line(&settings);
     Some(File::open(path).map(|f| Box::new(Trailed::new(f, trailer)) as Box<dyn Input>))
 }
@@ -56,9 +57,14 @@ fn beside(path: &Path, ours: &str, theirs: &str) -> Option<PathBuf> {
 
 /// True when the first line in `head` is a droid session's `session_start`.
 fn starts_a_session(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let first = text.trim_start().lines().next().unwrap_or("");
-    Probe::parse(first).is_some_and(|p| p.kind() == Some("session_start") && claim(&p) == Claim::Yes)
+    // Only the first line is decoded, and only when it may be one: every file is asked.
+    let head = head.trim_ascii_start();
+    let first = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
+    if memchr::memmem::find(first, b"session_start").is_none() {
+        return false;
+    }
+    let probe = Probe::parse(String::from_utf8_lossy(first).trim_end_matches('\r'));
+    probe.is_some_and(|p| p.kind() == Some("session_start") && claim(&p) == Claim::Yes)
 }
 
 /// What is read of the settings: as a value, so its line is compact whatever the file's
@@ -154,6 +160,19 @@ mod tests {
         let mut out = Vec::new();
         Trailed::new(body, trailer.to_vec()).read_to_end(&mut out).unwrap();
         out
+    }
+
+    #[test]
+    fn a_session_is_known_by_its_first_line() {
+        let start = r#"{"type":"session_start","id":"0b227852-7157-4add-a6e4-7e5d1173fe6f","title":"t","owner":"unknown","version":2,"cwd":"/tmp/w"}"#;
+        let message = r#"{"type":"message","id":"m","message":{"role":"user","content":[]}}"#;
+        assert!(starts_a_session(format!("{start}\n{message}\n").as_bytes()));
+        assert!(starts_a_session(format!("\n  \r\n{start}\r\n{message}").as_bytes()), "after blank lines, in CRLF");
+        assert!(starts_a_session(start.as_bytes()), "a head that is all one line");
+        assert!(!starts_a_session(format!("{message}\n{start}\n").as_bytes()), "a start that is not first");
+        assert!(!starts_a_session(start.replace("session_start", "session_end").as_bytes()));
+        assert!(!starts_a_session(b"session_start\n"), "the word, not the record");
+        assert!(!starts_a_session(b""));
     }
 
     #[test]

@@ -44,10 +44,10 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
     Some(read(path).map(|lines| Box::new(io::Cursor::new(lines)) as Box<dyn Input>))
 }
 
+/// Every file a directory walk finds is asked, so the bytes are looked at as they are.
 fn looks_like_one(head: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(head);
-    let rest = text.trim_start().strip_prefix('{').map(str::trim_start);
-    rest.is_some_and(|r| r.starts_with("\"info\"")) && text.contains("\"ses_")
+    let rest = head.trim_ascii_start().strip_prefix(b"{").map(<[u8]>::trim_ascii_start);
+    rest.is_some_and(|r| r.starts_with(b"\"info\"")) && memchr::memmem::find(head, b"\"ses_").is_some()
 }
 
 fn read(path: &Path) -> io::Result<Vec<u8>> {
@@ -161,6 +161,16 @@ fn squeeze(json: &str, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_export_is_an_object_that_starts_with_its_info_and_names_a_session() {
+        assert!(looks_like_one(b"\n {\n  \"info\": {\"id\": \"ses_1\"}"));
+        assert!(looks_like_one(b"{\"info\":{\"id\":\"ses_1\",\"title\":\"\xff\"}"), "whatever follows");
+        assert!(!looks_like_one(b"{\"messages\": [], \"info\": {\"id\": \"ses_1\"}}"), "info not first");
+        assert!(!looks_like_one(b"{\"info\": {\"id\": \"x\"}}"), "no session id");
+        assert!(!looks_like_one(b"[{\"info\": {\"id\": \"ses_1\"}}]"), "not an object");
+        assert!(!looks_like_one(b""));
+    }
 
     #[test]
     fn records_land_on_the_lines_their_json_starts_on() {
