@@ -2,7 +2,8 @@
 //! cut text out of a line unread test for: C0 controls (the callers allow `\n` and `\t`),
 //! DEL, C1 controls, bidi controls and the byte-order mark. Every one is a byte below 0x20,
 //! DEL, or starts with 0xc2 (C1), 0xe2 (bidi) or 0xef (U+FEFF), so only those bytes, found
-//! sixteen at a time, need a closer look.
+//! sixteen at a time, need a closer look. Also the test of a 64-byte block of JSON text
+//! that the two readers taking lines a block at a time share ([`look_at`]).
 
 use super::{eq, u8x16, Block};
 
@@ -35,7 +36,7 @@ pub(crate) fn unsafe_at(b: &[u8], i: usize) -> bool {
 
 /// What the bytes of JSON text in a [`Block`] hold that a reader would clean away or refuse.
 pub(crate) struct Found {
-    /// The escaped bytes that are not `n`, `t`, `"` or `\\`: escapes of characters that
+    /// The escaped bytes that are not `n`, `t`, `"` or `\`: escapes of characters that
     /// may be unsafe (`\u001b`, `\r`, `\b`) or that a reader must judge.
     pub rare_escapes: u64,
     /// A raw byte below 0x20, `\n` and `\t` included: JSON allows none inside a string.
