@@ -6,8 +6,9 @@ use std::io::{self, Read};
 
 use super::{stop_requested, SIGNALS};
 
-pub(super) fn is_regular(f: &File) -> bool {
-    f.metadata().is_ok_and(|m| m.is_file())
+/// The size of `f` when it is a regular file; `None` for a pipe, a terminal, a device.
+pub(super) fn regular_size(f: &File) -> Option<u64> {
+    f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len())
 }
 
 /// A byte source that can tell whether a read now would wait for its writer, so that a

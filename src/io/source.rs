@@ -8,7 +8,7 @@ use std::io::{self, Read};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
-use super::input::{is_regular, Waiting};
+use super::input::{regular_size, Waiting};
 use super::{decoding, Input};
 
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
@@ -36,7 +36,7 @@ impl Source {
 
     /// Opens the source, decoding UTF-16 when it starts with a BOM.
     pub fn open(&self) -> io::Result<Box<dyn Input>> {
-        let file = |f: File| if is_regular(&f) { decoding(f) } else { decoding(Waiting::new(f)) };
+        let file = |f: File| if regular_size(&f).is_some() { decoding(f) } else { decoding(Waiting::new(f)) };
         match self {
             // Read as a file of its own, not through std's buffer, which `poll` cannot see.
             Source::Stdin => match io::stdin().as_fd().try_clone_to_owned() {
@@ -174,14 +174,14 @@ impl Sources {
             });
         }
         let mut file = File::open(path)?;
-        let Some(size) = file.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) else {
+        let Some(size) = regular_size(&file) else {
             return match found {
                 true => Ok(Opened::Skipped("not a regular file")),
                 false => source.open().map(Opened::Lines),
             };
         };
         // Read in one go: most session files are smaller than the head.
-        let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize + 1);
+        let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize);
         (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
         if let Some(decoded) = self.formats.decode(path, &head) {
             return decoded.map(Opened::Lines);
