@@ -54,8 +54,10 @@ pub struct Detector {
     regexes: Vec<OnceLock<Regex>>,
     /// Every proper prefix of an anchor literal, for [`Detector::partial_anchor_at_end`].
     prefixes: Prefixes,
-    /// Where a match may begin, for [`Detector::open_match_from`].
-    leads: Leads,
+    /// Where a match may begin, for [`Detector::open_match_from`]; built on first use, as
+    /// only a stream held across deltas asks, and building it is most of the detector's
+    /// cost to start (compiling every rule's pattern).
+    leads: OnceLock<Leads>,
 }
 
 /// A hand-written test for a rule's anchor (see [`Anchor::Scan`]).
@@ -218,7 +220,7 @@ impl Detector {
             scans,
             regexes: rules.iter().map(|_| OnceLock::new()).collect(),
             prefixes: Prefixes::of(&literals),
-            leads: Leads::new(rules),
+            leads: OnceLock::new(),
         }
     }
 
@@ -278,7 +280,7 @@ impl Detector {
     /// The leads of the rules whose matches begin with a known literal, for a scan that
     /// follows a stream ([`Leads::advance`]).
     pub fn leads(&self) -> &Leads {
-        &self.leads
+        self.leads.get_or_init(|| Leads::new(self.rules))
     }
 
     /// The length of the longest anchor literal.
@@ -289,7 +291,7 @@ impl Detector {
     /// Where the earliest match that the text after `text` could still complete begins,
     /// for the rules whose matches begin with a known literal (see [`Leads`]).
     pub fn open_match_from(&self, text: &str) -> Option<usize> {
-        self.leads.open_match_from(text)
+        self.leads().open_match_from(text)
     }
 
     fn regex(&self, i: usize) -> &Regex {
@@ -399,6 +401,16 @@ impl Detector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leads_are_built_only_when_a_stream_asks() {
+        // Building them is most of a filter's start-up; finding secrets needs none.
+        let d = Detector::new(RULES);
+        assert!(!d.find("export GITHUB_TOKEN=ghp_0123456789abcdefghijABCDEFGHIJ012345").is_empty());
+        assert!(d.leads.get().is_none());
+        assert_eq!(d.open_match_from("run: docker "), Some(5));
+        assert!(d.leads.get().is_some());
+    }
 
     #[test]
     fn every_pattern_compiles_and_every_rule_has_an_anchor() {
