@@ -16,58 +16,117 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, Event};
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
-use crate::scrub::stream::{Holder, Pauses};
+use crate::scrub::stream::{is_delta, Delta, Holder, Pauses};
 use crate::scrub::Scrubber;
 use crate::truncate::Truncator;
 
 /// The stages `normalize` runs on every event before writing it: the tails of delta
 /// streams held back until they are decided ([`Holder`]), then scrub, then bound.
 pub struct Stages {
+    finish: Finish,
+    streams: Holder<Staged>,
+    ready: Vec<Staged>,
+    written: Vec<Event>,
+}
+
+/// Scrubbing and bounding an event. Done to an event that is no delta of a stream, it needs
+/// nothing of the events before it (the [`Holder`] passes such an event on as it is), so
+/// another thread may do it ahead of the [`Stages`] ([`Stages::write_finished`]).
+pub struct Finish {
     scrub: Scrubber,
     truncate: Truncator,
-    streams: Holder<Event>,
-    ready: Vec<Event>,
-    written: Vec<Event>,
+}
+
+impl Finish {
+    /// Bounds every text field to `max_bytes`.
+    pub fn new(max_bytes: usize) -> Finish {
+        Finish { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None) }
+    }
+
+    /// Scrubs and bounds `event`.
+    fn event(&mut self, event: &mut Event) {
+        self.scrub.scrub_event(event);
+        self.truncate.truncate_event(event);
+    }
+
+    /// Scrubs and bounds `event` when it is no delta of a stream; true when it did.
+    pub fn alone(&mut self, event: &mut Event) -> bool {
+        let alone = !is_delta(event);
+        if alone {
+            self.event(event);
+        }
+        alone
+    }
+
+    /// The secrets redacted so far, by kind.
+    pub fn redactions(&self) -> &BTreeMap<String, u64> {
+        self.scrub.counts()
+    }
+}
+
+/// An event in the stages, and whether it is scrubbed and bounded already.
+struct Staged {
+    event: Event,
+    finished: bool,
+}
+
+impl Delta for Staged {
+    fn stream(&self) -> Option<String> {
+        self.event.stream()
+    }
+    fn ends_blocks(&self) -> bool {
+        self.event.ends_blocks()
+    }
+    fn delta_mut(&mut self) -> &mut String {
+        self.event.delta_mut()
+    }
+    fn touched(&mut self) {
+        self.event.touched()
+    }
+    fn weight(&mut self) -> usize {
+        self.event.weight()
+    }
 }
 
 impl Stages {
     /// Stages that bound every text field to `max_bytes`, whose [`Stages::pause`] does as
     /// `pauses` says.
     pub fn new(max_bytes: usize, pauses: Pauses) -> Stages {
-        Stages {
-            scrub: Scrubber::new(),
-            truncate: Truncator::new(max_bytes, None),
-            streams: Holder::new(pauses),
-            ready: Vec::new(),
-            written: Vec::new(),
-        }
+        Stages { finish: Finish::new(max_bytes), streams: Holder::new(pauses), ready: Vec::new(), written: Vec::new() }
     }
 
     /// Takes the next event; appends to `done` the events now decided, scrubbed and bounded,
     /// in order (none while a stream's tail is held, see [`Holder`]).
     pub fn apply(&mut self, event: Event, done: &mut Vec<Event>) {
-        let from = done.len();
-        self.streams.push(event, done);
-        done[from..].iter_mut().for_each(|ev| self.finish_event(ev));
+        self.streams.push(Staged { event, finished: false }, &mut self.ready);
+        self.finish_ready(done);
     }
 
     /// Decides every held tail (the input ends): appends the events that waited, scrubbed
     /// and bounded, to `done`.
     pub fn decide(&mut self, done: &mut Vec<Event>) {
-        let from = done.len();
-        self.streams.decide_all(done);
-        done[from..].iter_mut().for_each(|ev| self.finish_event(ev));
+        self.streams.decide_all(&mut self.ready);
+        self.finish_ready(done);
     }
 
-    /// Scrubs and bounds one event.
-    fn finish_event(&mut self, event: &mut Event) {
-        self.scrub.scrub_event(event);
-        self.truncate.truncate_event(event);
+    fn finish_ready(&mut self, done: &mut Vec<Event>) {
+        for mut staged in self.ready.drain(..) {
+            if !staged.finished {
+                self.finish.event(&mut staged.event);
+            }
+            done.push(staged.event);
+        }
     }
 
     /// Takes the next event and writes those now decided, each as one line.
     pub fn write<W: Write>(&mut self, event: Event, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.streams.push(event, &mut self.ready);
+        self.streams.push(Staged { event, finished: false }, &mut self.ready);
+        self.write_ready(out)
+    }
+
+    /// [`Stages::write`] for an event a [`Finish`] has scrubbed and bounded ([`Finish::alone`]).
+    pub fn write_finished<W: Write>(&mut self, event: Event, out: &mut LineWriter<W>) -> io::Result<()> {
+        self.streams.push(Staged { event, finished: true }, &mut self.ready);
         self.write_ready(out)
     }
 
@@ -92,25 +151,29 @@ impl Stages {
 
     fn write_ready<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
         let mut ready = std::mem::take(&mut self.ready);
-        for mut ev in ready.drain(..) {
-            self.write_one(&mut ev, out)?;
-            self.written.push(ev);
+        for mut staged in ready.drain(..) {
+            self.write_one(&mut staged, out)?;
+            self.written.push(staged.event);
         }
         self.ready = ready;
         Ok(())
     }
 
-    /// Scrubs and bounds `event` and writes it as one line. Scrubbing reaches every string
-    /// the event writes (ids, names and keys too), so the line needs no second look.
-    fn write_one<W: Write>(&mut self, event: &mut Event, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.finish_event(event);
-        serde_json::to_writer(out.line_buf(), event)?;
+    /// Scrubs and bounds the event unless that is done, and writes it as one line.
+    /// Scrubbing reaches every string the event writes (ids, names and keys too), so the
+    /// line needs no second look.
+    fn write_one<W: Write>(&mut self, staged: &mut Staged, out: &mut LineWriter<W>) -> io::Result<()> {
+        if !staged.finished {
+            self.finish.event(&mut staged.event);
+        }
+        serde_json::to_writer(out.line_buf(), &staged.event)?;
         out.end_line()
     }
 
-    /// The secrets redacted so far, by kind, for the summary.
+    /// The secrets these stages redacted so far, by kind, for the summary (a [`Finish`] that
+    /// finished events ahead of them counts its own).
     pub fn redactions(&self) -> &BTreeMap<String, u64> {
-        self.scrub.counts()
+        self.finish.redactions()
     }
 }
 
@@ -340,5 +403,54 @@ mod tests {
             inline.take_events(&mut check).unwrap();
         }
         assert!(events > 1000, "only {events} events checked");
+    }
+
+    /// Events a [`Finish`] scrubbed and bounded ahead of the stages (as `normalize`'s reading
+    /// thread does while the writing one is behind) are written as the stages would have
+    /// written them, and their redactions are counted there: for captures of several agents
+    /// (and a secret in a tool's output), with every event it can finish finished ahead,
+    /// with every other one, and with none.
+    #[test]
+    fn events_finished_ahead_are_written_as_the_stages_write_them() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let token = "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";
+        let exit4 = std::fs::read_to_string(root.join("claude/exit4.input.jsonl")).unwrap();
+        let mut inputs = vec![exit4.replace("line1\\nline2", &format!("line1 {token}\\nline2"))];
+        assert!(inputs[0].contains(token));
+        for case in ["claude/text-partial", "claude/subagent", "codex/write", "opencode/exit4", "acp/codex-acp-exit4"] {
+            inputs.push(std::fs::read_to_string(root.join(format!("{case}.input.jsonl"))).unwrap());
+        }
+        let written = |input: &str, ahead: &dyn Fn(usize) -> bool| {
+            let mut norm = Normalizer::new(None, Clock::Fixed(0), DEFAULT_FIELD_BOUND);
+            let (mut finish, mut stages) = (Finish::new(64), Stages::new(64, Pauses::Wait));
+            let lines = Rc::new(RefCell::new(Vec::new()));
+            let mut out = LineWriter::new(Tap(Rc::clone(&lines)));
+            let mut n = 0;
+            for line in input.lines() {
+                norm.line(Line::Text(line.into()));
+                for mut ev in norm.drain() {
+                    n += 1;
+                    match ahead(n) && finish.alone(&mut ev) {
+                        true => stages.write_finished(ev, &mut out).unwrap(),
+                        false => stages.write(ev, &mut out).unwrap(),
+                    }
+                }
+            }
+            stages.end(&mut out).unwrap();
+            out.flush().unwrap();
+            let mut redactions = stages.redactions().clone();
+            for (kind, n) in finish.redactions() {
+                *redactions.entry(kind.clone()).or_insert(0) += n;
+            }
+            let lines = String::from_utf8(lines.take()).unwrap();
+            (lines, redactions)
+        };
+        for input in &inputs {
+            let (lines, redactions) = written(input, &|_| false);
+            assert_eq!(written(input, &|_| true), (lines.clone(), redactions.clone()));
+            assert_eq!(written(input, &|n| n % 2 == 0), (lines.clone(), redactions));
+            assert!(!lines.contains(token));
+        }
+        assert!(written(&inputs[0], &|_| true).1["github-token"] > 0);
     }
 }

@@ -1,6 +1,7 @@
 //! `scrub`: recall and false-positive rate over the labelled corpus in `fixtures/scrub/`,
 //! properties (idempotent, a planted secret never survives), and the binary as a filter.
 
+use minicode_output::engine::clock::Clock;
 use minicode_output::scrub::check::base62_checksum;
 use minicode_output::scrub::rules::RULES;
 use minicode_output::scrub::view::is_format_char;
@@ -447,4 +448,46 @@ fn secrets_in_ids_names_and_keys_are_redacted_and_ids_still_correlate() {
     let scrubbed = json_lines(&run("scrub", &[], format!("{line}\n").as_bytes()));
     assert_eq!(scrubbed[0]["sessionId"], session);
     assert_eq!(scrubbed[0]["eventId"], format!("{session}:0:1"));
+}
+
+/// `normalize` scrubs and bounds the events that are no delta of a stream on its reading
+/// thread and the deltas on its writing thread; the library call does it all on one. Both
+/// must give the same lines, and the summary must count the redactions of both threads.
+#[test]
+fn normalize_on_two_threads_writes_what_the_library_does_and_counts_every_redaction() {
+    const TOKEN: &str = "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";
+    let text = String::from_utf8(read("claude/text-partial.input.jsonl")).unwrap();
+    // The token split across two deltas: only the writing thread sees it whole.
+    let text = text
+        .replace("Hello from the mock model.", "my token is ghp_Synth3t1cT0kenF0")
+        .replace(" This is a plain text answ", "rD0csN0tR3al004KMHj0 answ");
+    let tool = String::from_utf8(read("claude/exit4.input.jsonl")).unwrap();
+    // In a tool call's input and in its result: the reading thread's.
+    let tool = tool
+        .replace("printf 'line1", &format!("GH={TOKEN} printf 'line1"))
+        .replace("\\nline1\\nline2\"", &format!("\\nline1 {TOKEN}\\nline2\""));
+    // Runs enough for many batches, so that the reading thread finishes some events (while
+    // the writing one is behind) and hands over others; which, the timing decides, and the
+    // lines must not depend on it.
+    let input = format!("{text}{tool}").repeat(300);
+    assert!(tool.contains(&format!("GH={TOKEN}")) && tool.contains(&format!("line1 {TOKEN}")));
+
+    let out =
+        bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input.clone()).assert().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    let events = minicode_output::normalize(input.as_bytes(), None, Clock::Fixed(0)).unwrap();
+    let library: Vec<String> = events.iter().map(|e| serde_json::to_string(e).unwrap()).collect();
+    let lines: Vec<&str> = out.lines().collect();
+    let differs = lines.iter().zip(&library).position(|(a, b)| a != b);
+    assert!(differs.is_none() && lines.len() == library.len(), "line {differs:?} differs, or the count");
+
+    assert!(!out.contains("3t1cT0ken"));
+    let (events, summary) = out.trim_end().rsplit_once('\n').unwrap();
+    let summary: serde_json::Value = serde_json::from_str(summary).unwrap();
+    assert_eq!(summary["type"], "summary");
+    // Every redaction written is counted, whichever thread made it: in the streamed text,
+    // the call's input and command, and its result.
+    let written = events.matches("[REDACTED:github-token]").count();
+    assert!(written >= 4 * 300, "{written}");
+    assert_eq!(summary["payload"]["input"]["redactions"]["github-token"], written, "{summary}");
 }

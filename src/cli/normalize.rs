@@ -2,10 +2,14 @@
 //! and bounded, with the summary as the last line.
 //!
 //! Two threads share the work, about half each: one reads lines and turns them into events,
-//! the other scrubs, bounds and writes them, in the same order.
+//! the other scrubs, bounds and writes them, in the same order. While the writing thread is
+//! behind, the reading one scrubs and bounds the events that are no delta of a stream (tool
+//! output is most of that work) before it hands them over.
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Parser;
@@ -15,7 +19,7 @@ use crate::engine::clock::Clock;
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, ErrorCategory, Event, RawReason};
 use crate::io::{Line, LineWriter, Source, Sources, Unreadable};
-use crate::pipeline::Stages;
+use crate::pipeline::{Finish, Stages};
 use crate::provider::{Normalizer, Provider};
 use crate::scrub::stream::Pauses;
 
@@ -127,9 +131,12 @@ impl Command for Args {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         let (back, written) = std::sync::mpsc::sync_channel(2);
         let (sources, max_line) = (sources.clone(), self.line_limit.max_line_bytes);
+        let finish = Finish::new(self.max_bytes);
+        let unwritten = Arc::new(AtomicUsize::new(0));
+        let theirs = Arc::clone(&unwritten);
         let reader = std::thread::Builder::new()
             .name("normalize-read".into())
-            .spawn(move || read(&sources, max_line, norm, &tx, &written))
+            .spawn(move || read(&sources, max_line, norm, finish, &theirs, &tx, &written))
             .context("cannot start the reading thread")?;
         let mut rejected = false;
         for mut batch in rx {
@@ -139,6 +146,7 @@ impl Command for Args {
                         rejected |= say_rejected(&ev, &diag);
                         stages.write(ev, &mut out)?;
                     }
+                    Item::Finished(ev) => stages.write_finished(ev, &mut out)?,
                     Item::Note(note) => diag.say(&note),
                     Item::Unreadable(what) => diag.unreadable(what),
                     Item::Flush => {
@@ -147,12 +155,13 @@ impl Command for Args {
                     }
                 }
             }
+            unwritten.fetch_sub(1, Ordering::Relaxed);
             batch.extend(stages.take_written().map(Item::Event));
             // Back to be dropped on the reading thread (see `read`), or here if it lags.
             let _ = back.try_send(batch);
         }
-        let mut norm = match reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)) {
-            Ok(norm) => norm,
+        let (mut norm, finish) = match reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)) {
+            Ok(read) => read,
             Err(e) => {
                 // What the input gave before it failed is written out, as it was read.
                 out.flush()?;
@@ -164,7 +173,11 @@ impl Command for Args {
         }
         // The summary counts every redaction: what is held is decided and written first.
         stages.end(&mut out)?;
-        let summary = norm.finish(stages.redactions().clone());
+        let mut redactions = stages.redactions().clone();
+        for (kind, n) in finish.redactions() {
+            *redactions.entry(kind.clone()).or_insert(0) += n;
+        }
+        let summary = norm.finish(redactions);
         for note in norm.take_diagnostics() {
             diag.say(&note);
         }
@@ -191,6 +204,8 @@ impl Command for Args {
 #[allow(clippy::large_enum_variant)]
 enum Item {
     Event(Event),
+    /// An event scrubbed and bounded already ([`Finish::alone`]).
+    Finished(Event),
     /// A diagnostic for stderr.
     Note(String),
     /// An input that could not be read, for stderr and the exit status.
@@ -203,20 +218,24 @@ enum Item {
 /// Input bytes whose events travel together. One batch being built, one queued, one being
 /// written and two written ones waiting to be dropped: memory grows by a few times this
 /// (and the events of as many lines), whatever the input.
-const BATCH_BYTES: usize = 256 * 1024;
+const BATCH_BYTES: usize = 128 * 1024;
 
-/// The reading thread: lines in, events out (scrubbing, bounding and writing them is the
-/// other thread's half of the work). Ends early when the writing side has gone; returns the
-/// normalizer, whose summary waits for the redaction counts only the writing side knows.
+/// The reading thread: lines in, events out, some of them scrubbed and bounded by `finish`
+/// (see [`Reader::finish_here`]; the rest, and writing, is the other thread's work).
+/// Ends early when the writing side has gone; returns the normalizer, whose summary waits
+/// for the redaction counts of both sides, and `finish`, with this side's.
 fn read(
     sources: &Sources,
     max_line: usize,
     norm: Normalizer,
+    finish: Finish,
+    unwritten: &AtomicUsize,
     tx: &SyncSender<Vec<Item>>,
     written: &Receiver<Vec<Item>>,
-) -> anyhow::Result<Normalizer> {
+) -> anyhow::Result<(Normalizer, Finish)> {
+    let names_files = sources.names_files();
     let mut reader =
-        Reader { norm, names_files: sources.names_files(), batch: Vec::new(), bytes: 0, skipped: 0, tx, written };
+        Reader { norm, finish, unwritten, names_files, batch: Vec::new(), bytes: 0, skipped: 0, tx, written };
     let result = crate::io::each_line(sources, max_line, &mut reader);
     if reader.skipped > NAMED_SKIPS {
         let n = reader.skipped;
@@ -225,14 +244,21 @@ fn read(
         )));
     }
     if !reader.batch.is_empty() {
-        let _ = tx.send(reader.batch);
+        reader.hand_over(false);
     }
-    result.map(|()| reader.norm)
+    result.map(|()| (reader.norm, reader.finish))
 }
 
-/// The reading thread's state: the normalizer and the batch being filled.
+/// The reading thread's state: the normalizer, what finishes events here, and the batch
+/// being filled.
 struct Reader<'a> {
     norm: Normalizer,
+    finish: Finish,
+    /// Batches handed over and not written yet. While the writing thread has one waiting
+    /// behind the one it writes, it is behind: this one then scrubs and bounds the events it
+    /// can ([`Finish::alone`]), so that the two share the work whatever the input's mix (tool
+    /// output is most of it, and some inputs have none).
+    unwritten: &'a AtomicUsize,
     names_files: bool,
     batch: Vec<Item>,
     /// Input bytes behind the batch.
@@ -243,12 +269,33 @@ struct Reader<'a> {
     written: &'a Receiver<Vec<Item>>,
 }
 
+impl Reader<'_> {
+    /// Sends the batch to the writing thread, asking it to flush when `flush`; false when that
+    /// thread is gone.
+    fn hand_over(&mut self, flush: bool) -> bool {
+        if flush {
+            self.batch.push(Item::Flush);
+        }
+        self.unwritten.fetch_add(1, Ordering::Relaxed);
+        if self.tx.send(std::mem::take(&mut self.batch)).is_err() {
+            return false;
+        }
+        // Written batches come back to be dropped here, where their events were allocated, so
+        // the allocator's per-thread caches serve both threads.
+        for done in self.written.try_iter() {
+            self.batch = done;
+            self.batch.clear();
+        }
+        true
+    }
+}
+
 impl crate::io::LineSink for Reader<'_> {
     fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
         if self.names_files {
             self.norm.begin_file(&source.name());
         }
-        Ok(!flush || hand_over(&mut self.batch, true, self.tx, self.written))
+        Ok(!flush || self.hand_over(true))
     }
 
     fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool> {
@@ -257,18 +304,24 @@ impl crate::io::LineSink for Reader<'_> {
             Line::Oversized { sample, .. } => sample.len(),
         };
         self.norm.line(line);
-        self.batch.extend(self.norm.drain().map(Item::Event));
+        for mut ev in self.norm.drain() {
+            // A raw event is said on stderr as it was read (its file as given).
+            let finished = self.unwritten.load(Ordering::Relaxed) >= 2
+                && !matches!(ev.body, Body::Raw(_))
+                && self.finish.alone(&mut ev);
+            self.batch.push(if finished { Item::Finished(ev) } else { Item::Event(ev) });
+        }
         self.batch.extend(self.norm.take_diagnostics().into_iter().map(Item::Note));
         if self.bytes < BATCH_BYTES {
             return Ok(true);
         }
         self.bytes = 0;
-        Ok(hand_over(&mut self.batch, false, self.tx, self.written))
+        Ok(self.hand_over(false))
     }
 
     fn idle(&mut self) -> anyhow::Result<bool> {
         self.bytes = 0;
-        Ok(hand_over(&mut self.batch, true, self.tx, self.written))
+        Ok(self.hand_over(true))
     }
 
     fn unreadable(&mut self, u: Unreadable) {
@@ -288,24 +341,6 @@ impl crate::io::LineSink for Reader<'_> {
 /// How many skipped files are named on stderr, one line each; past them only their number
 /// is said, once, at the end (a home holds thousands of files that are not sessions).
 const NAMED_SKIPS: u64 = 10;
-
-/// Sends the batch to the writing thread, asking it to flush when `flush`; false when that
-/// thread is gone.
-fn hand_over(batch: &mut Vec<Item>, flush: bool, tx: &SyncSender<Vec<Item>>, written: &Receiver<Vec<Item>>) -> bool {
-    if flush {
-        batch.push(Item::Flush);
-    }
-    if tx.send(std::mem::take(batch)).is_err() {
-        return false;
-    }
-    // Written batches come back to be dropped here, where their events were allocated, so
-    // the allocator's per-thread caches serve both threads.
-    for done in written.try_iter() {
-        *batch = done;
-        batch.clear();
-    }
-    true
-}
 
 /// Says on stderr that a line was kept as a `raw` event because it could not be read;
 /// true when `ev` is such an event (the input was then partly rejected).

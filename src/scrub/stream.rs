@@ -195,28 +195,40 @@ pub trait Delta {
     fn weight(&mut self) -> usize;
 }
 
+/// The kind of stream an event is a delta of, and its tool call (empty for text), or `None`
+/// for an event that is no delta.
+fn stream_kind(event: &Event) -> Option<(&'static str, &str)> {
+    Some(match &event.body {
+        Body::Text(t) => (
+            match t.role {
+                Role::Assistant => "text/assistant",
+                Role::User => "text/user",
+                Role::System => "text/system",
+            },
+            "",
+        ),
+        Body::Reasoning(_) => ("reasoning", ""),
+        Body::ToolOutput(o) => (
+            match o.stream {
+                Stream::Combined => "output/combined",
+                Stream::Stdout => "output/stdout",
+                Stream::Stderr => "output/stderr",
+            },
+            o.tool_call_id.as_str(),
+        ),
+        _ => return None,
+    })
+}
+
+/// True when `event` is a delta of a stream, which a [`Holder`] may hold and join to the
+/// deltas before and after it; any other event it passes on unchanged.
+pub fn is_delta(event: &Event) -> bool {
+    stream_kind(event).is_some()
+}
+
 impl Delta for Event {
     fn stream(&self) -> Option<String> {
-        let (kind, call) = match &self.body {
-            Body::Text(t) => (
-                match t.role {
-                    Role::Assistant => "text/assistant",
-                    Role::User => "text/user",
-                    Role::System => "text/system",
-                },
-                "",
-            ),
-            Body::Reasoning(_) => ("reasoning", ""),
-            Body::ToolOutput(o) => (
-                match o.stream {
-                    Stream::Combined => "output/combined",
-                    Stream::Stdout => "output/stdout",
-                    Stream::Stderr => "output/stderr",
-                },
-                o.tool_call_id.as_str(),
-            ),
-            _ => return None,
-        };
+        let (kind, call) = stream_kind(self)?;
         let parent = self.parent_id.as_deref().unwrap_or("");
         // NUL cannot be in a scrubbed id, so the parts cannot run into each other.
         Some([self.session_id.as_str(), kind, call, parent].join("\0"))
