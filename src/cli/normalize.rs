@@ -221,7 +221,7 @@ enum Item {
 const BATCH_BYTES: usize = 128 * 1024;
 
 /// The reading thread: lines in, events out, some of them scrubbed and bounded by `finish`
-/// (see [`Reader::finish_here`]; the rest, and writing, is the other thread's work).
+/// (see [`Reader::unwritten`]; the rest, and writing, is the other thread's work).
 /// Ends early when the writing side has gone; returns the normalizer, whose summary waits
 /// for the redaction counts of both sides, and `finish`, with this side's.
 fn read(
