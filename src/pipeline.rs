@@ -58,6 +58,14 @@ impl Finish {
         alone
     }
 
+    /// The event of `staged`, scrubbed and bounded unless that is done.
+    fn staged(&mut self, mut staged: Staged) -> Event {
+        if !staged.finished {
+            self.event(&mut staged.event);
+        }
+        staged.event
+    }
+
     /// The secrets redacted so far, by kind.
     pub fn redactions(&self) -> &BTreeMap<String, u64> {
         self.scrub.counts()
@@ -110,12 +118,7 @@ impl Stages {
     }
 
     fn finish_ready(&mut self, done: &mut Vec<Event>) {
-        for mut staged in self.ready.drain(..) {
-            if !staged.finished {
-                self.finish.event(&mut staged.event);
-            }
-            done.push(staged.event);
-        }
+        done.extend(self.ready.drain(..).map(|staged| self.finish.staged(staged)));
     }
 
     /// Takes the next event and writes those now decided, each as one line.
@@ -149,31 +152,33 @@ impl Stages {
         self.written.drain(..)
     }
 
+    /// Writes each decided event as one line, scrubbed and bounded unless that is done.
+    /// Scrubbing reaches every string the event writes (ids, names and keys too), so the
+    /// line needs no second look.
     fn write_ready<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
         let mut ready = std::mem::take(&mut self.ready);
-        for mut staged in ready.drain(..) {
-            self.write_one(&mut staged, out)?;
-            self.written.push(staged.event);
+        for staged in ready.drain(..) {
+            let event = self.finish.staged(staged);
+            serde_json::to_writer(out.line_buf(), &event)?;
+            out.end_line()?;
+            self.written.push(event);
         }
         self.ready = ready;
         Ok(())
     }
 
-    /// Scrubs and bounds the event unless that is done, and writes it as one line.
-    /// Scrubbing reaches every string the event writes (ids, names and keys too), so the
-    /// line needs no second look.
-    fn write_one<W: Write>(&mut self, staged: &mut Staged, out: &mut LineWriter<W>) -> io::Result<()> {
-        if !staged.finished {
-            self.finish.event(&mut staged.event);
-        }
-        serde_json::to_writer(out.line_buf(), &staged.event)?;
-        out.end_line()
-    }
-
-    /// The secrets these stages redacted so far, by kind, for the summary (a [`Finish`] that
-    /// finished events ahead of them counts its own).
+    /// The secrets these stages redacted so far, by kind, for the summary.
     pub fn redactions(&self) -> &BTreeMap<String, u64> {
         self.finish.redactions()
+    }
+
+    /// [`Stages::redactions`] and those of `ahead`, which finished events ahead of them.
+    pub fn redactions_with(&self, ahead: &Finish) -> BTreeMap<String, u64> {
+        let mut all = self.redactions().clone();
+        for (kind, n) in ahead.redactions() {
+            *all.entry(kind.clone()).or_insert(0) += n;
+        }
+        all
     }
 }
 
@@ -438,10 +443,7 @@ mod tests {
             }
             stages.end(&mut out).unwrap();
             out.flush().unwrap();
-            let mut redactions = stages.redactions().clone();
-            for (kind, n) in finish.redactions() {
-                *redactions.entry(kind.clone()).or_insert(0) += n;
-            }
+            let redactions = stages.redactions_with(&finish);
             let lines = String::from_utf8(lines.take()).unwrap();
             (lines, redactions)
         };

@@ -173,11 +173,7 @@ impl Command for Args {
         }
         // The summary counts every redaction: what is held is decided and written first.
         stages.end(&mut out)?;
-        let mut redactions = stages.redactions().clone();
-        for (kind, n) in finish.redactions() {
-            *redactions.entry(kind.clone()).or_insert(0) += n;
-        }
-        let summary = norm.finish(redactions);
+        let summary = norm.finish(stages.redactions_with(&finish));
         for note in norm.take_diagnostics() {
             diag.say(&note);
         }
@@ -304,11 +300,10 @@ impl crate::io::LineSink for Reader<'_> {
             Line::Oversized { sample, .. } => sample.len(),
         };
         self.norm.line(line);
+        let behind = self.unwritten.load(Ordering::Relaxed) >= 2;
         for mut ev in self.norm.drain() {
             // A raw event is said on stderr as it was read (its file as given).
-            let finished = self.unwritten.load(Ordering::Relaxed) >= 2
-                && !matches!(ev.body, Body::Raw(_))
-                && self.finish.alone(&mut ev);
+            let finished = behind && !matches!(ev.body, Body::Raw(_)) && self.finish.alone(&mut ev);
             self.batch.push(if finished { Item::Finished(ev) } else { Item::Event(ev) });
         }
         self.batch.extend(self.norm.take_diagnostics().into_iter().map(Item::Note));
