@@ -338,22 +338,13 @@ impl Inline {
     }
 }
 
-/// True when `event` may differ from what its line reads as, so that the line is read: it
-/// holds a float (serde_json, without its slower `float_roundtrip`, reads some floats of 17
-/// digits back as their neighbour), a null tool input (not written), or the payload of a type
-/// this version does not know. Those are few: usage, summaries, some tool calls.
+/// True when `event` may differ from what its line reads as, so that the line is read: a
+/// null tool input (not written), or the payload of a type this version does not know.
+/// Those are few: summaries, some tool calls. (Floats read back as written: serde_json's
+/// `float_roundtrip` parses them exactly.)
 fn reads_back_otherwise(event: &Event) -> bool {
-    fn has_float(v: &Value) -> bool {
-        match v {
-            Value::Number(n) => n.is_f64(),
-            Value::Array(a) => a.iter().any(has_float),
-            Value::Object(o) => o.values().any(has_float),
-            _ => false,
-        }
-    }
     match &event.body {
-        Body::Usage(u) => u.cost_usd.is_some(),
-        Body::ToolStarted(t) => t.input.as_ref().is_some_and(|i| i.is_null() || has_float(i)),
+        Body::ToolStarted(t) => t.input.as_ref().is_some_and(Value::is_null),
         Body::Summary(_) | Body::Other(_) => true,
         _ => false,
     }

@@ -132,6 +132,24 @@ fn claude_exit_code_text_is_metadata() {
     assert_eq!(failed["payload"]["output"]["stdout"], "line1\nline2");
 }
 
+/// Numbers are data: a cost or a tool's argument comes out as the agent wrote it, digit for
+/// digit, whether `normalize` writes the events or `project` reads the agent's lines itself.
+/// serde_json without `float_roundtrip` reads both of these floats as their neighbours.
+#[test]
+fn floats_keep_every_digit() {
+    let input = String::from_utf8(read("claude/exit4.input.jsonl")).unwrap();
+    assert!(input.contains(r#""total_cost_usd":0.19196999999999997"#), "the capture states its cost so");
+    let input = input.replacen(r#""input":{"#, r#""input":{"x":2.2250738585072011e-308,"y":0.19196999999999997,"#, 1);
+    for (name, args) in [("normalize", &[][..]), ("project", &["--mode", "jsonl"][..])] {
+        let out = String::from_utf8(run(name, args, input.as_bytes())).unwrap();
+        let started = out.lines().find(|l| l.contains(r#""type":"tool.started""#)).expect("a tool.started line");
+        assert!(started.contains(r#""x":2.225073858507201e-308"#), "{name}: {started}");
+        assert!(started.contains(r#""y":0.19196999999999997"#), "{name}: {started}");
+        let usage = out.lines().find(|l| l.contains(r#""type":"usage""#)).expect("a usage line");
+        assert!(usage.contains(r#""cost_usd":0.19196999999999997"#), "{name}: {usage}");
+    }
+}
+
 #[test]
 fn claude_partial_messages_do_not_duplicate_text() {
     let events = json_lines(&run("normalize", &[], &read("claude/text-partial.input.jsonl")));
