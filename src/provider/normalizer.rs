@@ -476,6 +476,16 @@ impl Normalizer {
         }
     }
 
+    /// Reading stopped at a signal, before the input ended: the run is `interrupted` whatever
+    /// was open at that line, since what came after it was never read.
+    pub fn stopped_by_signal(&mut self, signal: i32) {
+        self.engine.run_error(ErrorInfo {
+            category: ErrorCategory::Interrupted,
+            message: format!("stopped by signal {signal} before the input ended"),
+            action: None,
+        });
+    }
+
     /// Ends the input: flushes the parser and closes every open lifecycle. The summary is
     /// returned, not queued, so the caller can finish its stages before writing it.
     pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
