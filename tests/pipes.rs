@@ -229,6 +229,22 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec
     })
 }
 
+/// A stop between two whole runs, with nothing open, still ends the run `interrupted`: the
+/// input went on past the line it stopped at, unread.
+#[test]
+fn a_signal_between_whole_runs_is_still_an_interrupted_run() {
+    let r = stop_mid_stream("normalize", &[], &stream("normalize", 2), None, "TERM");
+    assert_eq!(r.code, Some(143), "stderr {}", r.stderr);
+    let events = json_lines(&r.stdout);
+    let turns = events.iter().filter(|e| e["type"] == "turn.failed" || e["type"] == "turn.completed").count();
+    assert_eq!(turns, 2, "both runs were read whole before the signal");
+    let summary = events.last().expect("a summary");
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["status"], "interrupted");
+    assert_eq!(summary["error"]["category"], "INTERRUPTED");
+    assert!(summary["error"]["message"].as_str().unwrap().contains("stopped by signal 15"), "{summary}");
+}
+
 #[test]
 fn sigint_and_sigterm_stop_every_binary_at_a_line_boundary() {
     for (signal, number) in [("INT", 2), ("TERM", 15)] {
