@@ -108,22 +108,20 @@ fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     if b.get(i) != Some(&b'"') {
         return None;
     }
-    // Sixteen bytes at a time: most strings before the payload are ids and a timestamp, too
-    // short for a general search to pay for setting itself up.
-    let mut j = i + 1;
-    loop {
-        let v = scan::chunk_at(b, j)?;
-        let m = scan::mask(scan::eq(v, b'"') | scan::eq(v, b'\\'));
-        if m == 0 {
-            j += 16;
+    // The quotes and backslashes sixteen bytes at a time (`scan::Positions`): most strings
+    // before the payload are ids and a timestamp, too short for a general search to pay for
+    // setting itself up. A byte a backslash escapes is passed over.
+    let mut escaped_to = 0;
+    for j in scan::Positions::new(b, i + 1, |v| scan::mask(scan::eq(v, b'"') | scan::eq(v, b'\\'))) {
+        if j < escaped_to {
             continue;
         }
-        j += m.trailing_zeros() as usize;
         if b[j] == b'"' {
             return Some(j + 1);
         }
-        j += 2;
+        escaped_to = j + 2;
     }
+    None
 }
 
 /// The end of the value that starts at `i`.
