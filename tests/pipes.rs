@@ -230,19 +230,31 @@ fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<Vec
 }
 
 /// A stop between two whole runs, with nothing open, still ends the run `interrupted`: the
-/// input went on past the line it stopped at, unread.
+/// input went on past the line it stopped at, unread. The same holds for `project` and
+/// `summarize` given the agent's own output, which they normalize first.
 #[test]
 fn a_signal_between_whole_runs_is_still_an_interrupted_run() {
-    let r = stop_mid_stream("normalize", &[], &stream("normalize", 2), None, "TERM");
-    assert_eq!(r.code, Some(143), "stderr {}", r.stderr);
-    let events = json_lines(&r.stdout);
-    let turns = events.iter().filter(|e| e["type"] == "turn.failed" || e["type"] == "turn.completed").count();
-    assert_eq!(turns, 2, "both runs were read whole before the signal");
-    let summary = events.last().expect("a summary");
-    assert_eq!(summary["type"], "summary");
-    assert_eq!(summary["status"], "interrupted");
-    assert_eq!(summary["error"]["category"], "INTERRUPTED");
-    assert!(summary["error"]["message"].as_str().unwrap().contains("stopped by signal 15"), "{summary}");
+    let agent = stream("normalize", 2);
+    for (name, args) in
+        [("normalize", &[][..]), ("project", &["--mode", "jsonl"][..]), ("summarize", &["--format", "json"][..])]
+    {
+        let r = stop_mid_stream(name, args, &agent, None, "TERM");
+        let what = format!("{name} {args:?}");
+        assert_eq!(r.code, Some(143), "{what}: stderr {}", r.stderr);
+        let summary = if name == "summarize" {
+            serde_json::from_slice(&r.stdout).unwrap_or_else(|e| panic!("{what}: not a report ({e})"))
+        } else {
+            let events = json_lines(&r.stdout);
+            let turns = events.iter().filter(|e| e["type"] == "turn.failed" || e["type"] == "turn.completed").count();
+            assert_eq!(turns, 2, "{what}: both runs were read whole before the signal");
+            let summary = events.last().expect("a summary").clone();
+            assert_eq!(summary["type"], "summary", "{what}");
+            summary
+        };
+        assert_eq!(summary["status"], "interrupted", "{what}: {summary}");
+        assert_eq!(summary["error"]["category"], "INTERRUPTED", "{what}: {summary}");
+        assert!(summary["error"]["message"].as_str().unwrap().contains("stopped by signal 15"), "{what}: {summary}");
+    }
 }
 
 #[test]

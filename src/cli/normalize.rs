@@ -170,7 +170,6 @@ impl Command for Args {
         };
         if let Some(sig) = crate::io::stop_requested() {
             diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
-            norm.stopped_by_signal(sig);
         }
         // The summary counts every redaction: what is held is decided and written first.
         stages.end(&mut out)?;

@@ -476,19 +476,21 @@ impl Normalizer {
         }
     }
 
-    /// Reading stopped at a signal, before the input ended: the run is `interrupted` whatever
-    /// was open at that line, since what came after it was never read.
-    pub fn stopped_by_signal(&mut self, signal: i32) {
-        self.engine.run_error(ErrorInfo {
-            category: ErrorCategory::Interrupted,
-            message: format!("stopped by signal {signal} before the input ended"),
-            action: None,
-        });
-    }
-
     /// Ends the input: flushes the parser and closes every open lifecycle. The summary is
     /// returned, not queued, so the caller can finish its stages before writing it.
+    ///
+    /// Reading stopped by a signal makes the run `interrupted` whatever was open at the line
+    /// it stopped at, since what came after was never read. It is checked here, so every
+    /// filter that normalizes (`normalize`, and `project` or `summarize` given provider
+    /// output) reports it alike.
     pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
+        if let Some(signal) = crate::io::stop_requested() {
+            self.engine.run_error(ErrorInfo {
+                category: ErrorCategory::Interrupted,
+                message: format!("stopped by signal {signal} before the input ended"),
+                action: None,
+            });
+        }
         if let Some(held) = &self.held {
             let first = (!held.preamble).then(|| held.candidates[0]);
             self.release(first);
