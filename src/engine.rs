@@ -475,6 +475,13 @@ impl Engine {
 
     /// Token usage; emitted as a `usage` event and counted once into the session's totals.
     pub fn usage(&mut self, usage: Usage, scope: UsageScope) {
+        self.usage_of(usage, scope, None);
+    }
+
+    /// [`Engine::usage`] of a subagent whose events share its parent's session (a
+    /// transcript's sidechain): the event names `parent`, the call that spawned it, as the
+    /// subagent's other events do; its tokens still count into the session's totals.
+    pub fn usage_of(&mut self, usage: Usage, scope: UsageScope, parent: Option<String>) {
         if usage.is_empty() {
             return;
         }
@@ -495,7 +502,7 @@ impl Engine {
             }
         };
         if !usage.is_empty() {
-            self.emit(Body::Usage(usage), Meta::new(Visibility::DETAIL));
+            self.emit(Body::Usage(usage), Meta::new(Visibility::DETAIL).parent(parent));
         }
     }
 

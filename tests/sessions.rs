@@ -394,6 +394,12 @@ fn a_subagent_read_after_its_parent_is_the_spawning_calls_child() {
         let (_, alone) = normalize(run, &files[1..]);
         assert!(of_type(&alone, "tool.started").iter().all(|e| e["parentId"].is_null()), "{}", run.dir);
         assert_eq!(alone.last().unwrap()["payload"]["turns"], 1, "{}", run.dir);
+        // Its usage is the child's too, read linked: the same figures, naming the call.
+        let linked: Vec<&Value> =
+            of_type(&events, "usage").into_iter().filter(|e| e["parentId"] == *id).map(|e| &e["payload"]).collect();
+        let own: Vec<&Value> = of_type(&alone, "usage").into_iter().map(|e| &e["payload"]).collect();
+        assert!(!own.is_empty(), "{}: the subagent's transcript states its usage", run.dir);
+        assert_eq!(linked, own, "{}: the child's usage names {id}", run.dir);
     }
 }
 

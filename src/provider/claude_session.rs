@@ -214,7 +214,7 @@ impl Reader for ClaudeReader {
             }
             "assistant" => {
                 if let Some(m) = &env.message {
-                    self.usage(m, engine);
+                    self.usage(m, parent.clone(), engine);
                     if parent.is_none() {
                         match m.stop_reason.as_deref() {
                             Some("tool_use") => self.turn.answered = None,
@@ -280,11 +280,12 @@ impl ClaudeReader {
         }
     }
 
-    /// Counts a message's usage once, on the first of its lines.
-    fn usage(&mut self, m: &EnvMessage, engine: &mut Engine) {
+    /// Counts a message's usage once, on the first of its lines; a subagent's names the
+    /// call that spawned it (`parent`).
+    fn usage(&mut self, m: &EnvMessage, parent: Option<String>, engine: &mut Engine) {
         let (Some(id), Some(u)) = (m.id.as_deref(), &m.usage) else { return };
         if self.counted.insert(id) {
-            engine.usage(u.canonical(), UsageScope::Increment);
+            engine.usage_of(u.canonical(), UsageScope::Increment, parent);
         }
     }
 

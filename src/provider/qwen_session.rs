@@ -159,7 +159,7 @@ impl Reader for QwenReader {
             }
             "assistant" => {
                 if let Some(u) = env.usage.filter(|u| self.last_usage.as_ref() != Some(u)) {
-                    engine.usage(u.usage(), UsageScope::Increment);
+                    engine.usage_of(u.usage(), UsageScope::Increment, parent.clone());
                     self.last_usage = Some(u);
                 }
                 let calls = parts.iter().any(|p| p.function_call.is_some());
