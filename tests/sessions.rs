@@ -10,6 +10,7 @@
 //! beside them); the other CLIs' goldens are in `session_files.rs`.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -596,5 +597,40 @@ fn walking_a_lived_in_home_reads_the_transcripts_and_skips_the_rest() {
     assert_eq!(summary["payload"]["input"]["raw"], 0);
     assert!(stderr.lines().all(|l| l.starts_with("normalize: skipped ")), "{stderr}");
     assert!(stderr.contains(".meta.json: not a file of a format it reads"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A walk opens only regular files: a FIFO (opening it would wait for a writer), a link to
+/// one and a link to a device are skipped, counted and named; a droid session whose
+/// settings are a FIFO is read without them; and the walk ends.
+#[test]
+fn a_walk_neither_waits_on_a_fifo_nor_reads_a_device() {
+    let dir = scratch("fifo-walk");
+    let droid = "droid-0.225.2/text/home/.factory/sessions/-tmp-sess-w-droid-b9aa";
+    let session = "30b72983-6061-48e7-893d-5b04117d8e20";
+    std::fs::create_dir_all(dir.join("home/droid")).unwrap();
+    std::fs::copy(
+        fixture(&format!("sessions/{droid}/{session}.jsonl")),
+        dir.join(format!("home/droid/{session}.jsonl")),
+    )
+    .unwrap();
+    let fifo = |path: &Path| assert!(std::process::Command::new("mkfifo").arg(path).status().unwrap().success());
+    fifo(&dir.join(format!("home/droid/{session}.settings.json")));
+    fifo(&dir.join("home/pipe.jsonl"));
+    std::os::unix::fs::symlink(dir.join("home/pipe.jsonl"), dir.join("home/to-pipe.jsonl")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.join("home/zero.jsonl")).unwrap();
+
+    let out = bin("normalize").current_dir(&dir).arg("home").timeout(Duration::from_secs(30)).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+    let events = json_lines(&out.stdout);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["turns"], 1, "the droid session is read: {stderr}");
+    assert_eq!(summary["payload"]["input"]["skipped"], 3, "{stderr}");
+    for name in ["pipe.jsonl", "to-pipe.jsonl", "zero.jsonl"] {
+        assert!(stderr.contains(&format!("{name}: not a regular file")), "{name}: {stderr}");
+    }
+    // Read as a session with no settings beside it: its usage is unknown, never 0.
+    assert!(of_type(&events, "usage").is_empty(), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -173,6 +173,11 @@ impl Sources {
                 Opened::Skipped("read with the session file beside it")
             });
         }
+        // Opening a FIFO waits for a writer, which a walk must not do (a named one is
+        // read: the user may have named a pipe, as `<(cmd)` does). Devices are skipped too.
+        if found && !std::fs::metadata(path)?.is_file() {
+            return Ok(Opened::Skipped("not a regular file"));
+        }
         let mut file = File::open(path)?;
         let Some(size) = regular_size(&file) else {
             return match found {
