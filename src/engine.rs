@@ -524,7 +524,11 @@ impl Engine {
         }
         let mut line = line.to_owned();
         crate::bound::bound(&mut line, self.bound, crate::bound::Keep::HeadTail);
+        // A raw event cites its own line: the lines before it that carried nothing wait
+        // for the next event they led to (a session file's preamble, before its first).
+        let pending = self.pending_since.take();
         self.emit(Body::Raw(Raw { line, reason }), Meta::new(Visibility::DEBUG_ONLY).severity(Severity::Warning));
+        self.pending_since = pending;
     }
 
     /// A provider event this version does not model but that is worth keeping typed as

@@ -235,15 +235,13 @@ fn unknown_methods_and_update_kinds_are_kept_raw_and_chatter_is_silent() {
         update(json!({"sessionUpdate": "hologram"})),
         json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": "s"}}),
     ]);
-    let raws: Vec<(u64, &str)> = ev
+    let raws: Vec<(u64, Option<u64>)> = ev
         .iter()
-        .filter_map(|e| match &e.body {
-            Body::Raw(r) => Some((e.raw_ref.line, r.line.as_str())),
-            _ => None,
-        })
+        .filter_map(|e| matches!(e.body, Body::Raw(_)).then_some((e.raw_ref.line, e.raw_ref.end_line)))
         .collect();
-    assert_eq!(raws.len(), 2);
-    assert_eq!(raws[0].0, 1, "the initialize request is referenced by the next event");
+    assert_eq!(raws, [(2, None), (3, None)], "a raw event cites its own line");
+    let cites_the_first = |e: &&Event| e.raw_ref.line == 1;
+    assert!(ev.iter().find(cites_the_first).is_some_and(|e| !matches!(e.body, Body::Raw(_))), "the initialize request is referenced by the next event it led to");
 }
 
 #[test]
