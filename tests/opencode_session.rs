@@ -74,6 +74,31 @@ fn the_database_is_read_while_a_writer_holds_a_write_transaction() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A copy of the database in rollback-journal mode has no `-wal` even while it is written,
+/// and a writer whose cache overflows puts its uncommitted pages in the file itself: they
+/// are never read. The read waits for the writer's lock, then says it could not read.
+#[test]
+fn a_writer_s_uncommitted_pages_in_a_rollback_journal_database_are_never_read() {
+    let dir = scratch("opencode-journal");
+    let db = dir.join("opencode.db");
+    std::fs::copy(scenario("exit4").join("opencode.db"), &db).unwrap();
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    // A one-page cache: the update's pages spill to the file before it commits.
+    writer.execute_batch("PRAGMA journal_mode=DELETE; PRAGMA cache_size=1; BEGIN EXCLUSIVE").unwrap();
+    let changed = writer.execute("UPDATE part SET data = replace(data, 'Finished', 'UNCOMMITTED')", []).unwrap();
+    writer.execute_batch("UPDATE message SET data = data; UPDATE session SET title = title").unwrap();
+    assert!(changed > 0 && dir.join("opencode.db-journal").exists());
+    let out = bin("normalize").arg(&db).timeout(std::time::Duration::from_secs(60)).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(!stdout.contains("UNCOMMITTED"), "an uncommitted write was read: {stderr}");
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("locked"), "{stderr}");
+    writer.execute_batch("ROLLBACK").unwrap();
+    let (after, _) = normalize(&[&db]);
+    assert!(after.iter().any(|e| e.to_string().contains("Finished")), "the committed text is read once it is free");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_directory_is_walked_in_path_order_reading_sessions_and_skipping_the_rest() {
     let home = scratch("walk-home");

@@ -10,7 +10,11 @@
 //! create an empty `-wal` and `-shm` beside it and leave them there: the database is then
 //! opened `immutable=1`, which creates nothing and takes no locks. Should OpenCode start
 //! writing while it is read so (a `-wal` appears by the end), the read fails with an error
-//! saying to read it again: what was read may not be one snapshot.
+//! saying to read it again: what was read may not be one snapshot. A database whose header
+//! says it is not in WAL mode (a copy made with another journal) has no `-wal` even while
+//! it is written, and a writer's uncommitted pages may lie in the file: it is opened
+//! `mode=ro`, whose locks wait for the writer (in that mode a read-only open creates no
+//! files).
 //!
 //! Lines: for each session (oldest first, by `time_created` then `id`), its record, then
 //! each of its messages (by `time_created`, `id`) followed by that message's parts (by
@@ -35,7 +39,7 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
     if !head.starts_with(HEADER) {
         return None;
     }
-    let conn = match open(path) {
+    let conn = match open(path, is_wal(head)) {
         Ok(conn) => conn,
         Err(e) => return Some(Err(io::Error::other(e))),
     };
@@ -51,9 +55,14 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
 /// A connection, and the `-wal` file whose appearing means the immutable read raced a writer.
 struct Db(Connection, Option<PathBuf>);
 
-fn open(path: &Path) -> rusqlite::Result<Db> {
+/// True when the database header's read and write versions (bytes 18 and 19) are 2: WAL.
+fn is_wal(head: &[u8]) -> bool {
+    head.get(18..20) == Some(&[2, 2])
+}
+
+fn open(path: &Path, wal_mode: bool) -> rusqlite::Result<Db> {
     let wal = PathBuf::from(format!("{}-wal", path.display()));
-    let quiet = !wal.exists();
+    let quiet = wal_mode && !wal.exists();
     let mut uri = String::from("file:");
     for b in path.to_string_lossy().bytes() {
         // A path in a URI: `?`, `#` and `%` would end or escape it.
