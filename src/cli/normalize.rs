@@ -168,9 +168,6 @@ impl Command for Args {
                 return Err(e);
             }
         };
-        if let Some(sig) = crate::io::stop_requested() {
-            diag.say(&format!("stopped by signal {sig}; closing what is open and writing the summary"));
-        }
         // The summary counts every redaction: what is held is decided and written first.
         stages.end(&mut out)?;
         let summary = norm.finish(stages.redactions_with(&finish));

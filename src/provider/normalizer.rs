@@ -485,6 +485,7 @@ impl Normalizer {
     /// output) reports it alike.
     pub fn finish(&mut self, redactions: BTreeMap<String, u64>) -> Event {
         if let Some(signal) = crate::io::stop_requested() {
+            self.diagnostics.push(format!("stopped by signal {signal}; closing what is open and writing the summary"));
             self.engine.run_error(ErrorInfo {
                 category: ErrorCategory::Interrupted,
                 message: format!("stopped by signal {signal} before the input ended"),

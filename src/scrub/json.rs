@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use crate::event::SCHEMA;
+use crate::scan;
 
 /// What a line of canonical JSONL turned out to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,7 +117,7 @@ pub fn rewrite_strings<'a>(
             }
         }
         let key = member.take().filter(|_| gap.iter().all(|c| *c == b':' || c.is_ascii_whitespace()));
-        let Some(end) = string_end(b, start + 1) else { break };
+        let Some(end) = scan::string_end(b, start + 1) else { break };
         i = end + 1;
         let next = b[i..].iter().find(|c| !c.is_ascii_whitespace());
         let raw = &line[start + 1..end];
@@ -144,21 +145,6 @@ pub fn rewrite_strings<'a>(
     }
     out.extend_from_slice(&b[copied..]);
     changed
-}
-
-/// The index of the quote that closes the string whose contents start at `from`.
-fn string_end(b: &[u8], mut from: usize) -> Option<usize> {
-    loop {
-        let k = memchr::memchr2(b'"', b'\\', &b[from..])?;
-        let p = from + k;
-        if b[p] == b'"' {
-            return Some(p);
-        }
-        from = p + 2;
-        if from > b.len() {
-            return None;
-        }
-    }
 }
 
 #[cfg(test)]
