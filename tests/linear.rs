@@ -10,7 +10,9 @@
 //! and waiting for a core is not counted. What is left is cache effects, so a ratio over
 //! the bound is measured again, up to three times; a quadratic case is over it every time
 //! (about 100), a linear one about 10. Closing what is open sorts it by start order, so n
-//! log n: 13 at the tables' sizes.
+//! log n: 13 at the tables' sizes. Held tails and keywords with no value, whose larger
+//! inputs outgrow the caches, measure 14 to 16 on a 2-core machine: the bound is 20, still
+//! five times below what a quadratic case gives.
 
 use std::time::Duration;
 
@@ -24,7 +26,7 @@ use serde::Deserialize;
 use crate::support::read;
 
 /// The largest ratio of the two sizes' times that counts as linear (see the module doc).
-const BOUND: f64 = 15.0;
+const BOUND: f64 = 20.0;
 
 /// The CPU time `f` takes on this thread, the least of three runs.
 fn cpu_time(mut f: impl FnMut()) -> Duration {
