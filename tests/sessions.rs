@@ -634,3 +634,18 @@ fn a_walk_neither_waits_on_a_fifo_nor_reads_a_device() {
     assert!(of_type(&events, "usage").is_empty(), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_record_named_its_own_parent_follows_the_record_before_it() {
+    // A damaged link: the walk back from the last record must not stop there, dropping the
+    // prompt and the turn, nor count a branch that was never made.
+    for broken in ["b", "c"] {
+        let mut lines = vec![prompt("a", None, "hi"), answer("b", "a", "m1", "one."), answer("c", "b", "m2", "two.")];
+        let i = if broken == "b" { 1 } else { 2 };
+        lines[i]["parentUuid"] = Value::from(broken);
+        let events = normalize_lines(&lines);
+        assert_eq!(assistant_texts(&events).concat(), "one.two.", "{broken}");
+        assert_eq!(events.last().unwrap()["payload"]["turns"], 1, "{broken}");
+        assert!(of_type(&events, "warning").is_empty(), "{broken}: no branch was left behind");
+    }
+}

@@ -165,8 +165,16 @@ impl Chain {
                 let mut i = end;
                 loop {
                     kept[i] = true;
-                    match held[i].parent.as_deref().and_then(|p| index.get(p)) {
-                        Some(&j) if j < i => i = j,
+                    let record = &held[i];
+                    // A record named its own parent has no link: it follows the record
+                    // before it, as a record without a parent in the middle of a turn does.
+                    let parent = record.parent.as_deref().filter(|p| Some(*p) != record.uuid.as_deref());
+                    match parent.map(|p| index.get(p)) {
+                        Some(Some(&j)) if j < i => i = j,
+                        None if i > 0 => match held[..i].iter().rposition(|r| r.uuid.is_some()) {
+                            Some(j) => i = j,
+                            None => break,
+                        },
                         _ => break,
                     }
                 }
