@@ -30,6 +30,9 @@ const RECENT: usize = 4096;
 /// How many calls of a session may wait for their announcement; past that, the oldest is
 /// reported as it is (a call never announced), so memory stays bounded.
 const ORPHANS: usize = 1024;
+/// How many raw lines may wait for their run's first session; past that, the run's raw
+/// lines are a session of their own.
+const EARLY_RAWS: usize = 16;
 
 /// An id of session `i`, as the engine-wide [`Recent`] sets hold it.
 fn scoped(i: usize, id: &str) -> String {
@@ -104,6 +107,22 @@ pub struct Engine {
     /// events to the call. Outlives a run (each input file is one), and holds one entry
     /// per spawned subagent until its transcript claims it.
     spawned: HashMap<String, String>,
+    /// Raw lines read while no session is current, waiting for the next one to start.
+    early: Vec<Early>,
+    /// A record of the run was cut short: what the run's parser ends at its end, from
+    /// what it read, is not known to have completed.
+    cut: Option<ErrorInfo>,
+}
+
+/// A raw line read before any session of its run: it is emitted in the session that
+/// starts next (after its start), so a line that precedes a session file's first record,
+/// or an agent's notice before its first event, makes no session of its own.
+#[derive(Debug)]
+struct Early {
+    line: u64,
+    provider_time: Option<Millis>,
+    read_time: Millis,
+    raw: Raw,
 }
 
 impl Engine {
@@ -129,6 +148,8 @@ impl Engine {
             prompt: None,
             provider: None,
             spawned: HashMap::new(),
+            early: Vec::new(),
+            cut: None,
         }
     }
 
@@ -223,6 +244,7 @@ impl Engine {
             if spawner.is_some() {
                 self.sessions[i].spawner = spawner;
             }
+            self.emit_early();
             return;
         }
         let id = id.map_or_else(|| self.anonymous_id(), str::to_owned);
@@ -234,7 +256,10 @@ impl Engine {
     pub fn use_session(&mut self, id: &str, provider: &str) {
         let id = &*clean_id(id);
         match self.find_session(id) {
-            Some(i) => self.current = Some(i),
+            Some(i) => {
+                self.current = Some(i);
+                self.emit_early();
+            }
             None => {
                 let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
                 let info = SessionStarted { provider, ..Default::default() };
@@ -285,6 +310,7 @@ impl Engine {
         if let Some(info) = info {
             self.emit(Body::SessionStarted(info), Meta::new(Visibility::DETAIL));
         }
+        self.emit_early();
     }
 
     /// Adds a session and makes it the current one; returns its index.
@@ -303,11 +329,27 @@ impl Engine {
             Some(i) => i,
             None => {
                 let id = self.anonymous_id();
-                self.add_session(SessionState::new(id, None))
+                let i = self.add_session(SessionState::new(id, None));
+                self.emit_early();
+                i
             }
         };
         self.current = Some(i);
         i
+    }
+
+    /// Emits the raw lines that waited for a session, in the one now current, each citing
+    /// its own line at the time it was read.
+    fn emit_early(&mut self) {
+        if self.early.is_empty() {
+            return;
+        }
+        let now = (self.line, self.pending_since.take(), self.provider_time, self.read_time, self.line_referenced);
+        for early in std::mem::take(&mut self.early) {
+            (self.line, self.provider_time, self.read_time) = (early.line, early.provider_time, early.read_time);
+            self.emit(Body::Raw(early.raw), Meta::new(Visibility::DEBUG_ONLY).severity(Severity::Warning));
+        }
+        (self.line, self.pending_since, self.provider_time, self.read_time, self.line_referenced) = now;
     }
 
     fn session(&mut self) -> &mut SessionState {
@@ -368,7 +410,13 @@ impl Engine {
 
     /// Ends the open turn (if any) with `outcome`. Open tools end with it (cancelled,
     /// timed out or interrupted) and open approvals are settled with an unknown decision.
+    /// At the end of a run whose input is cut ([`Engine::input_cut`]), `completed` is
+    /// `interrupted`: the lost record may have said otherwise.
     pub fn turn_ended(&mut self, outcome: Outcome, stop_reason: Option<String>, error: Option<ErrorInfo>) {
+        let (outcome, error) = match &self.cut {
+            Some(cut) if outcome == Outcome::Completed => (Outcome::Interrupted, Some(cut.clone())),
+            _ => (outcome, error),
+        };
         if !self.session().turn_open {
             if let Some(e) = error {
                 self.record_error(outcome, e);
@@ -524,6 +572,13 @@ impl Engine {
         }
         let mut line = line.to_owned();
         crate::bound::bound(&mut line, self.bound, crate::bound::Keep::HeadTail);
+        if self.current.is_none() && self.early.len() < EARLY_RAWS {
+            self.line_referenced = true;
+            let raw = Raw { line, reason };
+            let (provider_time, read_time) = (self.provider_time, self.read_time);
+            self.early.push(Early { line: self.line, provider_time, read_time, raw });
+            return;
+        }
         // A raw event cites its own line: the lines before it that carried nothing wait
         // for the next event they led to (a session file's preamble, before its first).
         let pending = self.pending_since.take();

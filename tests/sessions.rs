@@ -649,3 +649,87 @@ fn a_record_named_its_own_parent_follows_the_record_before_it() {
         assert!(of_type(&events, "warning").is_empty(), "{broken}: no branch was left behind");
     }
 }
+
+/// The lines of a recorded session file, as written.
+fn recorded_lines(path: &str) -> Vec<String> {
+    std::fs::read_to_string(fixture(&format!("sessions/{path}"))).unwrap().lines().map(str::to_owned).collect()
+}
+
+/// A session file cut short (truncated, or read while it was written) is never a run that
+/// completed: the cut record is kept raw, a turn its reader would end `completed` from what
+/// came before is `interrupted`, and the run is not ok. The reading before the cut said ok.
+#[test]
+fn a_session_file_cut_in_the_middle_of_a_record_is_not_a_completed_run() {
+    let gemini = "gemini-cli-0.61.0/write/home/.gemini/tmp/w-gemini-rcrm/chats/session-2026-12-01T18-59-b6dbcef0.jsonl";
+    let droid =
+        "droid-0.225.2/write/home/.factory/sessions/-tmp-sess-w-droid-NJ7I/b125376f-15ec-4086-bf9a-913f7fee73db";
+    let dir = scratch("cut-sessions");
+    let cut = |lines: &[String], n: usize| {
+        let mut text: String = lines[..n - 1].iter().map(|l| format!("{l}\n")).collect();
+        text.push_str(&lines[n - 1][..lines[n - 1].len() / 2]);
+        text
+    };
+    let g = recorded_lines(gemini);
+    std::fs::write(dir.join("whole.jsonl"), g[..6].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    std::fs::write(dir.join("gemini.jsonl"), cut(&g, 7)).unwrap();
+    std::fs::write(dir.join("droid.jsonl"), cut(&recorded_lines(&format!("{droid}.jsonl")), 2)).unwrap();
+    std::fs::copy(fixture(&format!("sessions/{droid}.settings.json")), dir.join("droid.settings.json")).unwrap();
+    // A damaged record (stray bytes over its start) is one too.
+    let mut damaged = g.clone();
+    damaged[6] = format!("\u{0}\u{0}{}", damaged[6]);
+    std::fs::write(dir.join("damaged.jsonl"), damaged.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+
+    let read = |name: &str| {
+        let out = bin("normalize").current_dir(&dir).arg(name).output().unwrap();
+        json_lines(&out.stdout)
+    };
+    let whole = read("whole.jsonl");
+    assert_eq!(whole.last().unwrap()["ok"], true, "the six whole lines end in an answer");
+    for (name, line) in [("gemini.jsonl", 7), ("droid.jsonl", 2), ("damaged.jsonl", 7)] {
+        let events = read(name);
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["ok"], &summary["status"]), (&Value::Bool(false), &Value::from("interrupted")), "{name}");
+        let message = summary["error"]["message"].as_str().unwrap();
+        assert!(message.contains(&format!("line {line} is a damaged record")), "{name}: {message}");
+        assert!(of_type(&events, "turn.completed").is_empty(), "{name}");
+        assert_eq!(of_type(&events, "raw")[0]["rawRef"]["line"], line, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A Codex rollout that ends after a turn's `task_started`, before its prompt's item: the
+/// turn was begun and is cut short, never a session of no turns reported ok.
+#[test]
+fn a_rollout_cut_after_a_task_started_has_an_interrupted_turn() {
+    let rollout = "codex-0.171.0/text/home/.codex/sessions/2026/12/01/rollout-2026-12-01T18-58-38-01a232f9-24f2-7362-a97d-78bdfcc4a94f.jsonl";
+    let lines = recorded_lines(rollout);
+    let input: String = lines[..8].iter().map(|l| format!("{l}\n")).collect();
+    let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+    let summary = events.last().unwrap();
+    assert_eq!((&summary["payload"]["turns"], &summary["status"]), (&Value::from(1), &Value::from("interrupted")));
+    assert_eq!(of_type(&events, "turn.interrupted").len(), 1);
+}
+
+/// A line before a session file's first record, or before a stream's first event, belongs
+/// to the session that follows: kept raw in it, after its start, never a session of its own.
+#[test]
+fn a_raw_line_before_the_first_event_is_the_following_sessions() {
+    let transcript = "claude-code-2.1.332/write/home/.claude/projects/-tmp-sess-w-claude-MG7C/e445dca5-6e06-42a7-9d75-cfb4f2560f4c.jsonl";
+    let stream = std::fs::read_to_string(fixture("claude/2.1.332/cancel.input.jsonl")).unwrap();
+    let session = recorded_lines(transcript).iter().map(|l| format!("{l}\n")).collect::<String>();
+    for (name, body) in [("transcript", session), ("stream", stream)] {
+        let input = format!("npm WARN a notice\n{body}");
+        let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+        let ids: std::collections::BTreeSet<&str> = events.iter().map(|e| e["sessionId"].as_str().unwrap()).collect();
+        assert_eq!(ids.len(), 1, "{name}: {ids:?}");
+        assert_eq!(events[0]["type"], "session.started", "{name}");
+        let raw = only(&events, "raw");
+        assert_eq!((&raw["rawRef"]["line"], &raw["rawRef"]["endLine"]), (&Value::from(1), &Value::Null), "{name}");
+        assert_eq!(raw["payload"]["line"], "npm WARN a notice", "{name}");
+        assert!(events.last().unwrap()["payload"]["sessions"].is_null(), "{name}: one session");
+    }
+    // With no session at all, the raw lines are one of their own, as before.
+    let events = json_lines(&crate::support::run("normalize", &[], b"not json\nnor this\n"));
+    assert_eq!(of_type(&events, "raw").len(), 2);
+    assert_eq!(events.last().unwrap()["payload"]["input"]["raw"], 2);
+}

@@ -15,7 +15,9 @@ impl Engine {
         let had_sessions = !self.sessions.is_empty();
         self.provider_time = None;
         self.read_time = self.clock.now();
+        let last = self.current;
         self.interrupt_open();
+        self.end_cut(last);
         self.health.redactions = redactions;
         let summary = self.summary(had_sessions);
         let severity = if summary.ok { Severity::Info } else { Severity::Error };
@@ -32,13 +34,42 @@ impl Engine {
     /// Ends the run being read, as the input changes to another agent's dialect: what it
     /// left open was interrupted, and what follows belongs to a session of its own.
     pub fn end_run(&mut self) {
+        let last = self.current;
         self.interrupt_open();
+        self.end_cut(last);
         self.current = None;
         self.provider = None;
     }
 
+    /// Says that line `line` (its file's own number) of the run ending is a record cut
+    /// short: from here to the end of the run, a turn its parser would end `completed` ends
+    /// `interrupted`, and the run's session is not `ok` however its turns ended.
+    pub fn input_cut(&mut self, line: u64) {
+        self.cut = Some(ErrorInfo {
+            category: ErrorCategory::Interrupted,
+            message: format!(
+                "line {line} is a damaged record (cut short or written over), so what it said is not known"
+            ),
+            action: Some("check whether the file was still being written or was truncated".into()),
+        });
+    }
+
+    /// The cut input's error, for the session its last line was read in (`last`).
+    fn end_cut(&mut self, last: Option<usize>) {
+        if let Some(error) = self.cut.take() {
+            self.current = last.or(self.current);
+            if self.current.is_some() {
+                self.record_error(Outcome::Interrupted, error);
+            }
+        }
+    }
+
     /// Closes whatever is open in every session (`interrupted`, source `normalizer`).
     fn interrupt_open(&mut self) {
+        if !self.early.is_empty() {
+            // Raw lines and no session: they are one of their own.
+            self.session_index();
+        }
         for i in 0..self.sessions.len() {
             self.current = Some(i);
             let mut orphans: Vec<(String, Orphan)> = self.sessions[i].orphans.drain().collect();

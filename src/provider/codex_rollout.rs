@@ -255,6 +255,13 @@ impl Parse for Rollout {
         }
         Ok(())
     }
+
+    /// A `task_started` whose prompt never came is a turn all the same, cut short.
+    fn finish(&mut self, engine: &mut Engine) {
+        if self.turn_pending {
+            self.enter(engine);
+        }
+    }
 }
 
 impl Rollout {

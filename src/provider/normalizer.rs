@@ -81,6 +81,9 @@ struct Run {
     types: Vec<String>,
     /// Refused lines that look like tool events.
     tools: u64,
+    /// The first line that is a JSON object cut short (the file was truncated, or was
+    /// read while it was written): what it said is not known.
+    cut: Option<u64>,
 }
 
 impl Normalizer {
@@ -223,6 +226,9 @@ impl Normalizer {
             }
         }
         self.run.lines += 1;
+        if matches!(result, Err(LineError::NotJson(_))) && is_damaged_record(text) {
+            self.run.cut.get_or_insert(n);
+        }
         match result {
             Ok(()) => self.understood = true,
             Err(e) => {
@@ -311,11 +317,23 @@ impl Normalizer {
     /// what it held back, what it left open is interrupted, and what it could not read is
     /// reported.
     fn end_run(&mut self) {
+        self.check_cut();
         if let Some((_, mut parser)) = self.parser.take() {
             parser.finish(&mut self.engine);
         }
         self.report_run();
         self.engine.end_run();
+    }
+
+    /// Tells the engine, before the run's parser ends what it read, that a record of the
+    /// run was cut short, citing it by its file's own number. A cut record is most often
+    /// the last (a truncated file); the mark stays for one earlier in the run too, since
+    /// the lost record may have been a call or the answer.
+    fn check_cut(&mut self) {
+        if let Some(n) = self.run.cut.take() {
+            let before = self.files.last().map_or(0, |(before, _)| *before);
+            self.engine.input_cut(n - before);
+        }
     }
 
     /// Says what the run's parser could not read: on stderr and as a `warning`, or, when
@@ -496,6 +514,7 @@ impl Normalizer {
             let first = (!held.preamble).then(|| held.candidates[0]);
             self.release(first);
         }
+        self.check_cut();
         if let Some((_, p)) = self.parser.as_mut() {
             p.finish(&mut self.engine);
         }
@@ -526,6 +545,14 @@ impl Normalizer {
     pub fn take_diagnostics(&mut self) -> Vec<String> {
         std::mem::take(&mut self.diagnostics)
     }
+}
+
+/// True for a line that is not JSON but begins as a JSON object does, after any stray
+/// control bytes or undecodable ones (a record cut short, or written over): a plain-text
+/// notice is not one.
+fn is_damaged_record(text: &str) -> bool {
+    text.trim_start_matches(|c: char| c.is_whitespace() || c.is_control() || c == char::REPLACEMENT_CHARACTER)
+        .starts_with('{')
 }
 
 /// Turns provenance in lines of the whole input into the file and that file's lines. A span
