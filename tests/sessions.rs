@@ -733,3 +733,36 @@ fn a_raw_line_before_the_first_event_is_the_following_sessions() {
     assert_eq!(of_type(&events, "raw").len(), 2);
     assert_eq!(events.last().unwrap()["payload"]["input"]["raw"], 2);
 }
+
+/// A walk reads a session file whose first line is damaged (stray bytes, garbage) when the
+/// lines after it are a format it reads: the damaged line is kept raw, the records read.
+#[test]
+fn a_walk_reads_a_session_file_whose_first_line_is_damaged() {
+    let transcript = "claude-code-2.1.332/write/home/.claude/projects/-tmp-sess-w-claude-MG7C/e445dca5-6e06-42a7-9d75-cfb4f2560f4c.jsonl";
+    let lines = recorded_lines(transcript);
+    let dir = scratch("damaged-first-line");
+    std::fs::create_dir_all(dir.join("home/p")).unwrap();
+    let rest: String = lines[1..].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("home/p/garbage.jsonl"), format!("garbage!!\n{rest}")).unwrap();
+    // Another session (its id changed), so its tools are not the first's, read again.
+    let other = rest.replace("e445dca5-6e06-42a7-9d75-cfb4f2560f4c", "e445dca5-0000-42a7-9d75-cfb4f2560f4c");
+    std::fs::write(dir.join("home/p/nul.jsonl"), format!("\u{0}\u{0}{}\n{other}", &lines[0][2..])).unwrap();
+    std::fs::write(dir.join("home/p/notes.txt"), "a note\nnot a session\n{\"a\": 1}\n").unwrap();
+    let out = bin("normalize").current_dir(&dir).arg("home").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events = json_lines(&out.stdout);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["input"]["skipped"], 1, "only the notes are skipped: {stderr}");
+    assert!(stderr.contains("notes.txt: not a file of a format it reads"), "{stderr}");
+    assert_eq!(of_type(&events, "raw").len(), 2, "{stderr}");
+    assert_eq!(of_type(&events, "tool.completed").len(), 4, "both transcripts are read: {stderr}");
+    // The notes alone: the run's error says a file was found and skipped, not "empty".
+    for name in ["garbage.jsonl", "nul.jsonl"] {
+        std::fs::remove_file(dir.join("home/p").join(name)).unwrap();
+    }
+    let out = bin("normalize").current_dir(&dir).arg("home").output().unwrap();
+    let summary = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!(summary["error"]["category"], "INPUT_ERROR");
+    assert!(summary["error"]["message"].as_str().unwrap().contains("the 1 file(s) found"), "{summary}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

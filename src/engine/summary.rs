@@ -129,7 +129,9 @@ impl Engine {
         } else if !had_sessions || self.sessions.iter().all(|s| s.turns == 0 && s.provider.is_none()) {
             Some(ErrorInfo {
                 category: ErrorCategory::InputError,
-                message: if self.health.lines == 0 {
+                message: if self.health.lines == 0 && self.health.skipped > 0 {
+                    format!("no file read: the {} file(s) found are not of a format it reads", self.health.skipped)
+                } else if self.health.lines == 0 {
                     "the input was empty".into()
                 } else {
                     format!("no agent events were recognised in {} input line(s)", self.health.lines)

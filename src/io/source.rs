@@ -102,6 +102,8 @@ pub const HEAD_BYTES: usize = 64 * 1024;
 /// How much of a found file is read for its first line; a longer first line is taken for
 /// input when it starts as a JSON object does.
 const FIRST_LINE_BYTES: usize = 1024 * 1024;
+/// How many whole lines after a first line not claimed may still make a found file input.
+const LOOK_AHEAD: usize = 8;
 
 /// JSON lines: the files found in a directory are read when their first non-blank line is
 /// a JSON object, and no file is decoded.
@@ -205,11 +207,13 @@ impl Sources {
             let start = head.iter().position(|b| !b.is_ascii_whitespace());
             if let Some(start) = start {
                 if let Some(end) = memchr::memchr(b'\n', &head[start..]) {
-                    let line = std::str::from_utf8(&head[start..start + end]);
-                    return Ok(match line {
-                        Ok(line) if self.formats.claims(line.trim_end()) => None,
-                        _ if memchr::memchr(0, &head[start..start + end]).is_some() => Some("binary"),
-                        _ => Some("not a file of a format it reads"),
+                    let first = &head[start..start + end];
+                    return Ok(if self.claims(first) || self.claims_a_line_after(&head[start + end + 1..]) {
+                        None
+                    } else if memchr::memchr(0, first).is_some() {
+                        Some("binary")
+                    } else {
+                        Some("not a file of a format it reads")
                     });
                 }
             }
@@ -229,6 +233,18 @@ impl Sources {
                 });
             }
         }
+    }
+
+    fn claims(&self, line: &[u8]) -> bool {
+        std::str::from_utf8(line).is_ok_and(|line| self.formats.claims(line.trim_end()))
+    }
+
+    /// Whether one of the first few whole lines of `rest` (what the head holds after a
+    /// first line not claimed) is claimed: a damaged first line (a write cut short, stray
+    /// bytes) leaves the records after it, which are read (the damaged line kept raw).
+    fn claims_a_line_after(&self, rest: &[u8]) -> bool {
+        let whole = &rest[..memchr::memrchr(b'\n', rest).map_or(0, |i| i + 1)];
+        whole.split(|&b| b == b'\n').filter(|l| !l.trim_ascii().is_empty()).take(LOOK_AHEAD).any(|l| self.claims(l))
     }
 
     /// The sources in order; an error reading the list itself ends the iteration with it.
