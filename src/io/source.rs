@@ -235,6 +235,7 @@ impl Sources {
         }
     }
 
+    /// Whether the line `line` is of a format the filter reads.
     fn claims(&self, line: &[u8]) -> bool {
         std::str::from_utf8(line).is_ok_and(|line| self.formats.claims(line.trim_end()))
     }
