@@ -377,8 +377,12 @@ fn projections_know_nothing_about_providers() {
 /// what it shows of `normalize`'s output, in every mode; `--strict` keeps the old error.
 #[test]
 fn provider_output_is_normalized_first() {
-    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4", "gemini/cancel"] {
-        let input = read(&format!("{case}.input.jsonl"));
+    // Gemini CLI's notices come before its first event; a notice before Claude Code's too.
+    let cases = ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4", "gemini/cancel"];
+    let cases =
+        cases.iter().chain(&["gemini/constructed/notices"]).map(|c| (c.to_string(), read(&format!("{c}.input.jsonl"))));
+    let notice = [b"npm WARN a notice\n\n".as_slice(), &read("claude/exit4.input.jsonl")].concat();
+    for (case, input) in cases.chain([("a notice, then claude/exit4".to_owned(), notice)]) {
         let events = run("normalize", &[], &input);
         for mode in Mode::ALL.map(Mode::name) {
             let piped = project(&["--mode", mode], &events);

@@ -433,8 +433,11 @@ fn counts_from_the_input_saturate() {
 /// old error.
 #[test]
 fn provider_output_is_normalized_first() {
-    for case in ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4"] {
-        let input = read(&format!("{case}.input.jsonl"));
+    // Gemini CLI's notices come before its first event; a notice before Claude Code's too.
+    let cases = ["claude/exit4", "codex/exit4", "opencode/exit4", "acp/codex-acp-exit4", "gemini/constructed/notices"];
+    let cases = cases.iter().map(|c| (c.to_string(), read(&format!("{c}.input.jsonl"))));
+    let notice = [b"npm WARN a notice\n\n".as_slice(), &read("claude/exit4.input.jsonl")].concat();
+    for (case, input) in cases.chain([("a notice, then claude/exit4".to_owned(), notice)]) {
         let events = run("normalize", &[], &input);
         for (format, _) in FORMATS {
             let piped = summarize(&["--format", format], &events);

@@ -1,5 +1,6 @@
 //! What `project` and `summarize` read: canonical events, or provider output that they
-//! normalize on the way in ([`Inline`]), decided by the first line that is not blank. The
+//! normalize on the way in ([`Inline`]), decided by the first JSON line (an agent's
+//! plain-text notices before its first event wait for it, a bounded few). The
 //! [`Reader`] drives the one input loop ([`each_line`](crate::io::each_line)) as `normalize`
 //! does for provider output: a run per file, held stream tails decided when the input
 //! pauses, an oversized line read as one, so the filter sees what `normalize | filter` sees.
@@ -24,16 +25,37 @@ pub(super) trait Canonical {
     fn unreadable(&mut self, u: Unreadable, counted: bool);
 }
 
-/// What the input is, decided by its first line that is not blank.
+/// At most this many lines that are not JSON wait for the line that decides what the input
+/// is (an agent's notices before its first event)…
+const HOLD_LINES: usize = 64;
+/// …and at most this many bytes of them.
+const HOLD_BYTES: usize = 1024 * 1024;
+
+/// What the input is, decided by its first JSON line (or by the first line once
+/// [`HOLD_LINES`] or [`HOLD_BYTES`] are reached).
 enum Input {
-    /// Nothing but blank lines yet: the sources begun (named when the input names its
-    /// files) and how many blank lines each held, for the normalizer's provenance.
-    Undecided(Vec<(Option<String>, u64)>),
+    /// No JSON line yet: the sources begun (named when the input names its files), each
+    /// with the lines it held, in order.
+    Undecided(Vec<Begun>),
     /// Canonical events (or lines that are not provider output: the filter says they are
     /// no events).
     Canonical,
     /// Provider output, normalized on the way in as `normalize | filter` would.
     Provider(Box<Inline>),
+}
+
+/// A source begun while the input is undecided: its name, and its lines so far.
+struct Begun {
+    name: Option<String>,
+    held: Vec<Held>,
+}
+
+/// A line held while the input is undecided.
+enum Held {
+    /// So many blank lines.
+    Blanks(u64),
+    /// A line that is not JSON, and its number.
+    Text(u64, String),
 }
 
 /// The [`LineSink`] of a filter of canonical events; see the module doc.
@@ -54,6 +76,10 @@ impl<'a, C: Canonical> Reader<'a, C> {
 
     /// The input ended: what the normalizer holds is written, its summary last.
     pub(super) fn finish(&mut self) -> anyhow::Result<()> {
+        if let Input::Undecided(_) = self.input {
+            // Only lines that are not JSON: no events, as the filter says of each.
+            self.decide(None)?;
+        }
         if let Input::Provider(inline) = &mut self.input {
             inline.finish()?;
             self.normalized()?;
@@ -84,23 +110,60 @@ impl<'a, C: Canonical> Reader<'a, C> {
         self.filter.flush()
     }
 
-    /// Decides what the input is by `line`, the first that is not blank.
-    fn decide(&mut self, line: &Line<'_>) -> anyhow::Result<()> {
+    /// Decides what the input is by `line`, the first JSON line (`None`: the input ended
+    /// first), and gives the lines held until then to the normalizer or the filter.
+    fn decide(&mut self, line: Option<&Line<'_>>) -> anyhow::Result<()> {
         let Input::Undecided(begun) = std::mem::replace(&mut self.input, Input::Canonical) else { return Ok(()) };
-        if !matches!(line, Line::Text(t) if Inline::is_provider_output(t)) {
+        if !matches!(line, Some(Line::Text(t)) if Inline::is_provider_output(t)) {
+            for (n, text) in begun.into_iter().flat_map(|b| b.held).filter_map(|h| match h {
+                Held::Text(n, text) => Some((n, text)),
+                Held::Blanks(_) => None,
+            }) {
+                self.filter.line(n, Line::Text(text.into()))?;
+            }
             return Ok(());
         }
         let mut inline = Box::new(Inline::new(Clock::from_env()));
-        for (name, blanks) in begun {
+        for Begun { name, held } in begun {
             if let Some(name) = name {
                 inline.begin_file(&name);
             }
-            for _ in 0..blanks {
-                inline.line(Line::Text("".into()))?;
+            for h in held {
+                match h {
+                    Held::Blanks(n) => (0..n).try_for_each(|_| inline.line(Line::Text("".into())))?,
+                    Held::Text(_, text) => inline.line(Line::Text(text.into()))?,
+                }
             }
         }
         self.input = Input::Provider(inline);
         Ok(())
+    }
+
+    /// Holds `line` while the input is undecided, when it is blank, or is not JSON and
+    /// the bounds allow; false when it decides.
+    fn hold(&mut self, line: &Line<'_>) -> bool {
+        let Input::Undecided(begun) = &mut self.input else { return false };
+        if begun.is_empty() {
+            begun.push(Begun { name: None, held: Vec::new() });
+        }
+        let (lines, bytes) = begun.iter().flat_map(|b| &b.held).fold((0, 0), |(l, b), h| match h {
+            Held::Text(_, t) => (l + 1, b + t.len()),
+            Held::Blanks(_) => (l, b),
+        });
+        let held = &mut begun.last_mut().expect("one begun").held;
+        match line {
+            _ if line.is_blank() => match held.last_mut() {
+                Some(Held::Blanks(n)) => *n += 1,
+                _ => held.push(Held::Blanks(1)),
+            },
+            Line::Text(t)
+                if !t.trim_start().starts_with('{') && lines < HOLD_LINES && bytes + t.len() <= HOLD_BYTES =>
+            {
+                held.push(Held::Text(self.n, t.clone().into_owned()));
+            }
+            _ => return false,
+        }
+        true
     }
 }
 
@@ -108,7 +171,7 @@ impl<C: Canonical> LineSink for Reader<'_, C> {
     fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
         let name = self.names_files.then(|| source.name());
         match &mut self.input {
-            Input::Undecided(begun) => begun.push((name, 0)),
+            Input::Undecided(begun) => begun.push(Begun { name, held: Vec::new() }),
             Input::Provider(inline) => name.iter().for_each(|name| inline.begin_file(name)),
             Input::Canonical => {}
         }
@@ -120,12 +183,11 @@ impl<C: Canonical> LineSink for Reader<'_, C> {
 
     fn line(&mut self, line: Line<'_>) -> anyhow::Result<bool> {
         self.n += 1;
-        if let Input::Undecided(begun) = &mut self.input {
-            if line.is_blank() {
-                begun.last_mut().into_iter().for_each(|(_, blanks)| *blanks += 1);
+        if let Input::Undecided(_) = self.input {
+            if self.hold(&line) {
                 return Ok(true);
             }
-            self.decide(&line)?;
+            self.decide(Some(&line))?;
         }
         match &mut self.input {
             Input::Provider(inline) => {

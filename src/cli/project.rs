@@ -34,7 +34,7 @@ use crate::scrub::Scrubber;
 /// as SSE `data:` frames or JSON lines).
 ///
 /// Provider output (what `normalize` reads) is normalized first, in process, when the
-/// first line that is not blank is not a canonical event: `claude -p … --output-format
+/// first JSON line is not a canonical event: `claude -p … --output-format
 /// stream-json --verbose | project --mode verbose` shows what `… | normalize | project`
 /// shows. --strict reads canonical events only.
 #[derive(Debug, Parser)]
