@@ -30,6 +30,8 @@ const RECENT: usize = 4096;
 /// How many calls of a session may wait for their announcement; past that, the oldest is
 /// reported as it is (a call never announced), so memory stays bounded.
 const ORPHANS: usize = 1024;
+/// Why a tool call still open when the input (or its turn, cut short) ended is interrupted.
+const ENDED_OPEN: &str = "the tool call had not finished when the input ended";
 /// How many raw lines may wait for their run's first session; past that, the run's raw
 /// lines are a session of their own.
 const EARLY_RAWS: usize = 16;
@@ -427,7 +429,23 @@ impl Engine {
             Outcome::Cancelled | Outcome::Timeout => outcome,
             _ => Outcome::Interrupted,
         };
-        self.close_open(tool_outcome, false);
+        let why = if outcome == Outcome::Completed {
+            "the turn ended before the tool call said how it ended"
+        } else {
+            ENDED_OPEN
+        };
+        let unsettled = self.close_open(tool_outcome, false, why);
+        if unsettled > 0 && outcome == Outcome::Completed {
+            // The agent says the turn is done, but not how these calls went: never ok.
+            self.record_error(
+                Outcome::Interrupted,
+                ErrorInfo {
+                    category: ErrorCategory::Interrupted,
+                    message: format!("the turn ended with {unsettled} tool call(s) that never said how they ended"),
+                    action: Some("check the agent's output for the missing tool results".into()),
+                },
+            );
+        }
         let now = self.stamp();
         let duration = self.session().turn_start.and_then(|start| elapsed(start, now));
         let s = self.session();

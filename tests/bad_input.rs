@@ -245,3 +245,29 @@ fn assert_no_control_bytes(events: &[serde_json::Value]) {
     let bad: Vec<&&str> = all.iter().filter(|s| s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')).collect();
     assert!(bad.is_empty(), "{bad:?}");
 }
+
+/// A turn the agent says is done, with a tool call that never said how it ended (its result
+/// line lost, or one the parser could not read): the call is interrupted and the run is
+/// never ok, though the turn completed. The whole capture is ok.
+#[test]
+fn a_completed_turn_with_a_call_that_never_ended_is_not_an_ok_run() {
+    let claude = String::from_utf8(read("claude/exit4.input.jsonl")).unwrap();
+    let codex = String::from_utf8(read("codex/exit4.input.jsonl")).unwrap();
+    let without_result: String =
+        claude.lines().enumerate().filter(|(i, _)| *i != 3).map(|(_, l)| format!("{l}\n")).collect();
+    assert!(claude.lines().nth(3).unwrap().contains("tool_result"), "line 4 is the call's result");
+    // Codex's item.completed for the command, with an exit code it cannot read.
+    let unreadable = codex.replace(r#""exit_code":4"#, r#""exit_code":"4""#);
+    assert_ne!(unreadable, codex);
+    for (name, whole, damaged) in [("claude", &claude, &without_result), ("codex", &codex, &unreadable)] {
+        let (events, _, _) = normalize_checked(whole.as_bytes(), &[]);
+        assert_eq!(events.last().unwrap()["payload"]["tools"]["interrupted"], 0, "{name}");
+        let (events, _, _) = normalize_checked(damaged.as_bytes(), &[]);
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["ok"], &summary["status"]), (&false.into(), &"interrupted".into()), "{name}");
+        assert_eq!(summary["payload"]["verdict"], "incomplete", "{name}");
+        assert_eq!(summary["payload"]["tools"]["interrupted"], 1, "{name}");
+        let tool = events.iter().find(|e| e["type"] == "tool.interrupted").unwrap();
+        assert_eq!(tool["payload"]["error"]["message"], "the turn ended before the tool call said how it ended");
+    }
+}

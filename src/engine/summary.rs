@@ -83,7 +83,7 @@ impl Engine {
             // Background work outlives its turn: what is still running when the input ends
             // was cut short too.
             if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
-                self.close_open(Outcome::Interrupted, true);
+                self.close_open(Outcome::Interrupted, true, super::ENDED_OPEN);
                 self.record_error(Outcome::Interrupted, interrupted_error());
             }
         }

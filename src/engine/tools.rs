@@ -260,8 +260,9 @@ impl Engine {
     }
 
     /// Closes the open approvals and tool calls of the current session with `outcome`; calls
-    /// running in the background only with `background`.
-    pub(super) fn close_open(&mut self, outcome: Outcome, background: bool) {
+    /// running in the background only with `background`. An interrupted call's error says
+    /// `why`. Returns how many calls ended interrupted.
+    pub(super) fn close_open(&mut self, outcome: Outcome, background: bool, why: &str) -> u64 {
         let s = self.session();
         let mut open: Vec<(u64, String)> =
             s.tools.iter().filter(|(_, t)| background || !t.background).map(|(id, t)| (t.order, id.clone())).collect();
@@ -272,20 +273,25 @@ impl Engine {
         for a in approvals {
             self.settle(&a, Decision::Unknown, Source::Normalizer);
         }
+        let mut interrupted = 0;
         for (_, id) in open {
             // A call whose approval was refused never ran: it was denied, whatever ended the turn.
             let rejected = self.session().tools.get(&id).is_some_and(|t| t.rejected);
             let outcome = if rejected { Outcome::Denied } else { outcome };
             let error = match outcome {
-                Outcome::Interrupted => Some(ErrorInfo {
-                    category: ErrorCategory::Interrupted,
-                    message: "the tool call had not finished when the input ended".into(),
-                    action: Some("re-run the agent; the command may not have completed".into()),
-                }),
+                Outcome::Interrupted => {
+                    interrupted += 1;
+                    Some(ErrorInfo {
+                        category: ErrorCategory::Interrupted,
+                        message: why.to_owned(),
+                        action: Some("re-run the agent; the command may not have completed".into()),
+                    })
+                }
                 _ => None,
             };
             self.finish_tool(&id, outcome, error, Source::Normalizer, None);
         }
+        interrupted
     }
 }
 
