@@ -326,3 +326,16 @@ fn a_run_without_its_start_is_named_by_its_own_dialect() {
     let providers = providers(&joined);
     assert_eq!(providers, ["codex", "claude-code"]);
 }
+
+/// Claude Code calls a run the model refused a success (`subtype: success`, `stop_reason:
+/// refusal`): it is a refused, failed run, as ACP's `refusal` stop reason is.
+#[test]
+fn a_claude_result_whose_model_refused_is_a_refused_run() {
+    let text = String::from_utf8(read("claude/text.input.jsonl")).unwrap();
+    let refused = text.replace(r#""stop_reason":"end_turn","session_id""#, r#""stop_reason":"refusal","session_id""#);
+    assert_ne!(refused, text);
+    let summary = |input: &str| json_lines(&run("normalize", &[], input.as_bytes())).pop().unwrap();
+    assert_eq!(summary(&text)["ok"], true);
+    let s = summary(&refused);
+    assert_eq!((&s["ok"], &s["status"], &s["error"]["category"]), (&false.into(), &"failed".into(), &"REFUSED".into()));
+}

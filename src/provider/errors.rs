@@ -16,6 +16,16 @@ const CONFIGURATION: [&str; 9] = [
     "permission denied",
 ];
 
+/// The model refused to continue (stop reason `refusal`, as the Anthropic API and ACP name
+/// it): the turn ended without doing what was asked.
+pub fn refused() -> ErrorInfo {
+    ErrorInfo {
+        category: ErrorCategory::Refused,
+        message: "the agent refused to continue".into(),
+        action: Some("rephrase the request".into()),
+    }
+}
+
 /// An error the model provider reported, classified from its message and HTTP status (the
 /// one the dialect states, else one the message names): authentication and configuration
 /// problems are the user's to fix, the rest are the provider's.

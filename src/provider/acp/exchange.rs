@@ -369,8 +369,17 @@ pub(super) fn stop_outcome(reason: &str) -> (Outcome, Option<ErrorInfo>) {
             "the agent stopped: it reached its maximum number of model requests for one turn",
             "raise the agent's turn limit or split the task",
         ),
-        "refusal" => failed(ErrorCategory::Refused, "the agent refused to continue", "rephrase the request"),
-        _ => (Outcome::Completed, None),
+        "refusal" => (Outcome::Failed, Some(crate::provider::errors::refused())),
+        "end_turn" => (Outcome::Completed, None),
+        // Not one of the schema's reasons: how the turn ended is not known, so not ok.
+        other => (
+            Outcome::Failed,
+            Some(ErrorInfo {
+                category: ErrorCategory::ProviderError,
+                message: format!("the turn ended with stop reason {other:?}, which is not one ACP defines"),
+                action: Some("check the agent's ACP version, or report the new stop reason".into()),
+            }),
+        ),
     }
 }
 

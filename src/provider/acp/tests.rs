@@ -204,6 +204,7 @@ fn stop_reasons_have_their_outcomes() {
         ("max_tokens", ErrorCategory::BudgetExceeded),
         ("max_turn_requests", ErrorCategory::MaxTurns),
         ("refusal", ErrorCategory::Refused),
+        ("rate_limited", ErrorCategory::ProviderError),
     ] {
         let (outcome, error) = stop_outcome(reason);
         assert_eq!((outcome, error.map(|e| e.category)), (Outcome::Failed, Some(category)));

@@ -7,7 +7,7 @@ use super::{cancelled, Claude, QWEN};
 use crate::engine::clock::format_rfc3339;
 use crate::engine::{Engine, ToolStatus, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, Outcome, Usage};
-use crate::provider::errors::provider_error;
+use crate::provider::errors::{provider_error, refused};
 
 /// What a process's results have reported so far.
 #[derive(Debug, Default, Clone, Copy)]
@@ -39,6 +39,8 @@ impl Claude {
         let message = r.error.and_then(|e| e.message).or(r.result).unwrap_or_default();
         let (outcome, error) = match r.subtype.as_str() {
             _ if r.api_error_status.is_some() => (Outcome::Failed, Some(provider_error(&message, r.api_error_status))),
+            // The model declined: Claude Code still calls the run a success.
+            "success" if !r.is_error && r.stop_reason.as_deref() == Some("refusal") => (Outcome::Failed, Some(refused())),
             "success" if !r.is_error => (Outcome::Completed, None),
             "error_during_execution" if self.interrupted => (Outcome::Cancelled, Some(cancelled())),
             "error_max_turns" => (
