@@ -271,3 +271,25 @@ fn a_completed_turn_with_a_call_that_never_ended_is_not_an_ok_run() {
         assert_eq!(tool["payload"]["error"]["message"], "the turn ended before the tool call said how it ended");
     }
 }
+
+/// A tool's end in a status word the parser does not know is never a success: the call
+/// fails naming the word, and the run is not ok. Codex's own words keep their meaning.
+#[test]
+fn a_tool_status_the_parser_does_not_know_is_never_a_success() {
+    let codex = String::from_utf8(read("codex/exit4.input.jsonl")).unwrap();
+    let gemini = String::from_utf8(read("gemini/exit4.input.jsonl")).unwrap();
+    let codex_as = |status: &str| {
+        codex.replace(r#""exit_code":4,"status":"failed""#, &format!(r#""exit_code":null,"status":"{status}""#))
+    };
+    let (events, _, _) = normalize_checked(codex_as("timed_out").as_bytes(), &[]);
+    assert_eq!(types(&events).iter().filter(|t| **t == "tool.timeout").count(), 1);
+    let gemini_failed = gemini.replace(r#""status":"success","output""#, r#""status":"exploded","output""#);
+    assert_ne!(gemini_failed, gemini);
+    for (name, input) in [("codex", codex_as("exploded")), ("gemini", gemini_failed)] {
+        let (events, _, _) = normalize_checked(input.as_bytes(), &[]);
+        let failed = events.iter().find(|e| e["type"] == "tool.failed").expect(name);
+        assert!(failed["payload"]["error"]["message"].as_str().unwrap().contains(r#"status "exploded""#), "{name}");
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["ok"], &summary["error"]["category"]), (&false.into(), &"INPUT_ERROR".into()), "{name}");
+    }
+}

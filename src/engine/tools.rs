@@ -165,6 +165,19 @@ impl Engine {
         }
     }
 
+    /// Ends tool call `id`, whose provider gave a status word this version does not know
+    /// (`status`): how it went is not known, so it ends failed, naming the word, and the run
+    /// is not ok (a success is never taken on trust).
+    pub fn tool_ended_unknown(&mut self, id: &str, status: &str) {
+        let error = |category| ErrorInfo {
+            category,
+            message: format!("tool call {id} ended with status {status:?}, which this version does not know"),
+            action: Some("report the new status; the call may not have succeeded".into()),
+        };
+        self.tool_ended(id, ToolStatus::Failed, Some(error(ErrorCategory::ProviderError)));
+        self.run_error(error(ErrorCategory::InputError));
+    }
+
     /// Ends a tool call; ids that already ended are ignored (a late update never makes a
     /// second terminal). The end of a call not announced yet (input out of order) is kept
     /// until it is, or reported at the end of input with a synthesized `tool.started`.

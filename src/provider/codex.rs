@@ -204,20 +204,20 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                 engine.tool_exit(&id, ExitSource::Structured, code);
             }
             if phase == Phase::Completed {
-                engine.tool_ended(&id, status_of(status.as_deref()), None);
+                ended(engine, &id, end_of(status.as_deref()));
             }
         }
         ItemKind::FileChange { changes, status } => {
             let target = changes.first().map(|c| c.path.clone());
             start(engine, &id, "apply_patch", ToolKind::Edit, target, None, None);
             if phase == Phase::Completed {
-                let st = status_of(status.as_deref());
-                if st == ToolStatus::Completed {
+                let end = end_of(status.as_deref());
+                if end == Ok(ToolStatus::Completed) {
                     for c in changes {
                         engine.file_changed(c.path, change_of(&c.kind), Some(id.clone()));
                     }
                 }
-                engine.tool_ended(&id, st, None);
+                ended(engine, &id, end);
             }
         }
         ItemKind::McpToolCall { server, tool, arguments, result, error, status } => {
@@ -243,12 +243,12 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                     };
                     engine.tool_output(&id, Stream::Combined, Update::Final, &text);
                 }
-                let st = if error.as_ref().is_some_and(|e| !e.is_null()) {
-                    ToolStatus::Failed
+                let end = if error.as_ref().is_some_and(|e| !e.is_null()) {
+                    Ok(ToolStatus::Failed)
                 } else {
-                    status_of(status.as_deref())
+                    end_of(status.as_deref())
                 };
-                engine.tool_ended(&id, st, None);
+                ended(engine, &id, end);
             }
         }
         ItemKind::WebSearch { query } => {
@@ -290,7 +290,7 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
                 if !replies.is_empty() {
                     engine.tool_output(&id, Stream::Combined, Update::Final, &replies.join("\n"));
                 }
-                engine.tool_ended(&id, status_of(status.as_deref()), None);
+                ended(engine, &id, end_of(status.as_deref()));
             }
         }
         ItemKind::Error { message } => engine.warning(message, None),
@@ -351,12 +351,23 @@ pub(super) fn call(id: &str, name: &str, kind: ToolKind) -> ToolStarted {
     }
 }
 
-pub(super) fn status_of(status: Option<&str>) -> ToolStatus {
+/// How an item ended, by its `status`; `Err` holds a word this version does not know.
+pub(super) fn end_of(status: Option<&str>) -> Result<ToolStatus, &str> {
     match status {
-        Some("failed" | "error") => ToolStatus::Failed,
-        Some("declined" | "rejected") => ToolStatus::Denied,
-        Some("cancelled" | "canceled" | "aborted") => ToolStatus::Cancelled,
-        _ => ToolStatus::Completed,
+        None | Some("completed") => Ok(ToolStatus::Completed),
+        Some("failed" | "error") => Ok(ToolStatus::Failed),
+        Some("declined" | "rejected") => Ok(ToolStatus::Denied),
+        Some("cancelled" | "canceled" | "aborted" | "interrupted") => Ok(ToolStatus::Cancelled),
+        Some("timed_out" | "timeout") => Ok(ToolStatus::Timeout),
+        Some(other) => Err(other),
+    }
+}
+
+/// Ends item `id` as [`end_of`] read its status: an unknown word is never a success.
+pub(super) fn ended(engine: &mut Engine, id: &str, end: Result<ToolStatus, &str>) {
+    match end {
+        Ok(status) => engine.tool_ended(id, status, None),
+        Err(word) => engine.tool_ended_unknown(id, word),
     }
 }
 

@@ -18,7 +18,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::codex::{call, change_of, start, status_of, unwrap_shell, WireUsage};
+use super::codex::{call, change_of, end_of, ended, start, unwrap_shell, WireUsage};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{parse_exit_in, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
@@ -373,19 +373,19 @@ impl Rollout {
                 if let Some(code) = exit_code {
                     engine.tool_exit(&id, ExitSource::Structured, code);
                 }
-                engine.tool_ended(&id, status_of(status.as_deref()), None);
+                ended(engine, &id, end_of(status.as_deref()));
             }
             Item::FileChange { id, changes, status } => {
                 self.enter(engine);
                 start(engine, &id, "apply_patch", ToolKind::Edit, changes.keys().next().cloned(), None, None);
-                let status = status_of(status.as_deref());
-                if status == ToolStatus::Completed {
+                let end = end_of(status.as_deref());
+                if end == Ok(ToolStatus::Completed) {
                     for (path, change) in changes {
                         let kind = change.get("type").and_then(Value::as_str).unwrap_or("update");
                         engine.file_changed(path, change_of(kind), Some(id.clone()));
                     }
                 }
-                engine.tool_ended(&id, status, None);
+                ended(engine, &id, end);
             }
             Item::Unknown => return Err(LineError::UnknownType(format!("item_completed/{}", item_type(line)))),
         }

@@ -270,7 +270,8 @@ impl Gemini {
                     (ToolStatus::Failed, Some(ErrorInfo { category: ErrorCategory::ToolError, message, action: None }))
                 }
             }
-            _ => (ToolStatus::Completed, None),
+            ("success", _) => (ToolStatus::Completed, None),
+            (other, _) => return engine.tool_ended_unknown(id, other),
         };
         let mut output = output;
         if kind == ToolKind::Shell && status == ToolStatus::Completed {
