@@ -283,6 +283,15 @@ impl Engine {
         }
     }
 
+    /// Switches to session `id` if it has started; a line naming a session not started yet
+    /// (a hook's, before the run's init) stays in the current one.
+    pub fn use_known_session(&mut self, id: &str) {
+        if let Some(i) = self.find_session(&clean_id(id)) {
+            self.current = Some(i);
+            self.emit_early();
+        }
+    }
+
     /// The current session's id, if any.
     pub fn session_id(&self) -> Option<&str> {
         self.current.map(|i| self.sessions[i].id.as_str())

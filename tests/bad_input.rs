@@ -293,3 +293,35 @@ fn a_tool_status_the_parser_does_not_know_is_never_a_success() {
         assert_eq!((&summary["ok"], &summary["error"]["category"]), (&false.into(), &"INPUT_ERROR".into()), "{name}");
     }
 }
+
+/// Two Claude Code runs merged line by line (logs merged by time): a `system` line that
+/// names its session is that session's, so the deny run's `permission_denied` ends its own
+/// call once, and the text run gets no call it never made. A hook's line before a run's
+/// init starts no session of its own: the init still gives the session its start.
+#[test]
+fn merged_claude_runs_keep_each_system_line_in_its_own_session() {
+    let deny = String::from_utf8(read("claude/2.1.332/deny.input.jsonl")).unwrap();
+    let text = String::from_utf8(read("claude/2.1.332/text.input.jsonl")).unwrap();
+    let (mut a, mut b) = (deny.lines(), text.lines());
+    let mut merged = String::new();
+    loop {
+        let (x, y) = (a.next(), b.next());
+        if x.is_none() && y.is_none() {
+            break;
+        }
+        x.into_iter().chain(y).for_each(|l| merged.push_str(&format!("{l}\n")));
+    }
+    let (events, _, _) = normalize_checked(merged.as_bytes(), &[]);
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["tools"]["total"], 1, "{}", summary["payload"]);
+    assert_eq!(summary["payload"]["tools"]["denied"], 1);
+    let starts: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "tool.started").map(|e| e["payload"]["name"].as_str().unwrap()).collect();
+    assert_eq!(starts, ["Bash"]);
+
+    let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    let hook = serde_json::json!({"type": "system", "subtype": "hook_started", "session_id": first["session_id"]});
+    let (events, _, _) = normalize_checked(format!("{hook}\n{text}").as_bytes(), &[]);
+    assert_eq!(events[0]["type"], "session.started");
+    assert_eq!(events[0]["payload"]["providerVersion"], "2.1.332");
+}

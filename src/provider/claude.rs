@@ -182,6 +182,10 @@ impl Claude {
     }
 
     fn system(&mut self, sys: Box<wire::System>, engine: &mut Engine) -> Result<(), LineError> {
+        // A line names its session: logs of several runs merged line by line stay apart.
+        if let Some(s) = sys.session_id.as_deref().filter(|_| sys.subtype != "init") {
+            engine.use_known_session(s);
+        }
         match sys.subtype.as_str() {
             "init" => {
                 let version = match sys.qwen_code_version {
