@@ -246,6 +246,7 @@ impl Engine {
             if spawner.is_some() {
                 self.sessions[i].spawner = spawner;
             }
+            // After the spawner: the raw lines that waited are the child's too.
             self.emit_early();
             return;
         }
@@ -256,17 +257,10 @@ impl Engine {
     /// Switches to session `id`, starting it if it is new, named after the run's provider, or
     /// `provider` when the run has not said (its start is missing).
     pub fn use_session(&mut self, id: &str, provider: &str) {
-        let id = &*clean_id(id);
-        match self.find_session(id) {
-            Some(i) => {
-                self.current = Some(i);
-                self.emit_early();
-            }
-            None => {
-                let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
-                let info = SessionStarted { provider, ..Default::default() };
-                self.push_session(id.to_owned(), Some(info), None);
-            }
+        if !self.use_known_session(id) {
+            let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
+            let info = SessionStarted { provider, ..Default::default() };
+            self.push_session(clean_id(id).into_owned(), Some(info), None);
         }
     }
 
@@ -283,13 +277,13 @@ impl Engine {
         }
     }
 
-    /// Switches to session `id` if it has started; a line naming a session not started yet
-    /// (a hook's, before the run's init) stays in the current one.
-    pub fn use_known_session(&mut self, id: &str) {
-        if let Some(i) = self.find_session(&clean_id(id)) {
-            self.current = Some(i);
-            self.emit_early();
-        }
+    /// Switches to session `id` if it has started, and says whether it had; a line naming a
+    /// session not started yet (a hook's, before the run's init) stays in the current one.
+    pub fn use_known_session(&mut self, id: &str) -> bool {
+        let Some(i) = self.find_session(&clean_id(id)) else { return false };
+        self.current = Some(i);
+        self.emit_early();
+        true
     }
 
     /// The current session's id, if any.
