@@ -400,6 +400,13 @@ fn provider_output_is_normalized_first() {
         let direct = bin("project").args(["--mode", mode]).args(&files).output().unwrap().stdout;
         assert!(piped == direct, "--mode {mode}: project of two files differs from normalize | project");
     }
+    // Canonical files beside agents' own: each file is read as what it is.
+    let (files, expected) = mixed_files("project-mixed-files");
+    for mode in ["normal", "verbose", "otlp"] {
+        let piped = project(&["--mode", mode], &expected);
+        let direct = bin("project").args(["--mode", mode]).args(&files).output().unwrap().stdout;
+        assert!(piped == direct, "--mode {mode}: mixed files differ from reading each as it is");
+    }
     let strict = bin("project").arg("--strict").write_stdin(read("codex/exit4.input.jsonl")).output().unwrap();
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));

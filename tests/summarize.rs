@@ -456,6 +456,22 @@ fn provider_output_is_normalized_first() {
     }
     let json = String::from_utf8(summarize(&["--format", "json"], &events).stdout).unwrap();
     assert!(json.contains(r#""oversized": 1,"#), "{json}");
+    // Canonical files beside agents' own: each file is read as what it is.
+    let (files, expected) = mixed_files("summarize-mixed-files");
+    for (format, _) in FORMATS {
+        let piped = summarize(&["--format", format], &expected);
+        let direct = bin("summarize").args(["--format", format]).args(&files).output().unwrap();
+        assert_eq!(piped.status.code(), direct.status.code(), "--format {format}: mixed files");
+        assert!(piped.stdout == direct.stdout, "--format {format}: mixed files differ from reading each as it is");
+    }
+    // A file of text alone after an agent's output is read as that output was.
+    let note = files[0].with_file_name("note.txt");
+    std::fs::write(&note, "a note, no JSON\n").unwrap();
+    let pair = [&files[3], &note];
+    let piped = summarize(&["--format", "json"], &bin("normalize").args(pair).output().unwrap().stdout);
+    let direct = bin("summarize").args(["--format", "json"]).args(pair).output().unwrap();
+    assert_eq!(direct.status.code(), Some(0), "{}", String::from_utf8_lossy(&direct.stderr));
+    assert!(piped.stdout == direct.stdout, "a text file after provider output differs from normalize | summarize");
     let strict = summarize(&["--strict"], &read("codex/exit4.input.jsonl"));
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));

@@ -1,6 +1,6 @@
 //! What `project` and `summarize` read: canonical events, or provider output that they
-//! normalize on the way in ([`Inline`]), decided by the first JSON line (an agent's
-//! plain-text notices before its first event wait for it, a bounded few). The
+//! normalize on the way in ([`Inline`]), decided for each input file by its first JSON line
+//! (an agent's plain-text notices before its first event wait for it, a bounded few). The
 //! [`Reader`] drives the one input loop ([`each_line`](crate::io::each_line)) as `normalize`
 //! does for provider output: a run per file, held stream tails decided when the input
 //! pauses, an oversized line read as one, so the filter sees what `normalize | filter` sees.
@@ -31,8 +31,10 @@ const HOLD_LINES: usize = 64;
 /// …and at most this many bytes of them.
 const HOLD_BYTES: usize = 1024 * 1024;
 
-/// What the input is, decided by its first JSON line (or by the first line once
-/// [`HOLD_LINES`] or [`HOLD_BYTES`] are reached).
+/// What the current input file is, decided by its first JSON line (or by the first line
+/// once [`HOLD_LINES`] or [`HOLD_BYTES`] are reached). Each file is decided anew: a
+/// canonical file beside an agent's own output is read as each is, as `normalize` on the
+/// one and `cat` on the other would give them.
 enum Input {
     /// No JSON line yet: the sources begun (named when the input names its files), each
     /// with the lines it held, in order.
@@ -41,7 +43,7 @@ enum Input {
     /// no events).
     Canonical,
     /// Provider output, normalized on the way in as `normalize | filter` would.
-    Provider(Box<Inline>),
+    Provider,
 }
 
 /// A source begun while the input is undecided: its name, and its lines so far.
@@ -62,6 +64,11 @@ enum Held {
 pub(super) struct Reader<'a, C> {
     filter: C,
     input: Input,
+    /// The normalizer of the provider files read so far. Consecutive provider files share
+    /// it, a run each, as they would in one `normalize`; a canonical file after them ends
+    /// it, its summary written before that file's events.
+    inline: Option<Box<Inline>>,
+    strict: bool,
     n: u64,
     names_files: bool,
     diag: &'a Diagnostics,
@@ -71,7 +78,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
     /// Reads `sources` into `filter`; with `strict`, canonical events only.
     pub(super) fn new(filter: C, strict: bool, sources: &Sources, diag: &'a Diagnostics) -> Self {
         let input = if strict { Input::Canonical } else { Input::Undecided(Vec::new()) };
-        Reader { filter, input, n: 0, names_files: sources.names_files(), diag }
+        Reader { filter, input, inline: None, strict, n: 0, names_files: sources.names_files(), diag }
     }
 
     /// The input ended: what the normalizer holds is written, its summary last.
@@ -80,9 +87,15 @@ impl<'a, C: Canonical> Reader<'a, C> {
             // Only lines that are not JSON: no events, as the filter says of each.
             self.decide(None)?;
         }
-        if let Input::Provider(inline) = &mut self.input {
+        self.end_inline()
+    }
+
+    /// Ends the normalizer, if one has begun: what it holds is written, its summary last.
+    fn end_inline(&mut self) -> anyhow::Result<()> {
+        if let Some(inline) = &mut self.inline {
             inline.finish()?;
             self.normalized()?;
+            self.inline = None;
         }
         Ok(())
     }
@@ -94,7 +107,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
 
     /// Hands the events the normalizer wrote to the filter, its notes to stderr.
     fn normalized(&mut self) -> anyhow::Result<()> {
-        let Input::Provider(inline) = &mut self.input else { return Ok(()) };
+        let Some(inline) = &mut self.inline else { return Ok(()) };
         let filter = &mut self.filter;
         let notes = inline.take_events(|event, line| filter.normalized(event, line))?;
         notes.iter().for_each(|n| self.diag.say(n));
@@ -103,7 +116,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
 
     /// The input pauses: held tails are decided, and everything ready written out.
     fn pause(&mut self) -> anyhow::Result<()> {
-        if let Input::Provider(inline) = &mut self.input {
+        if let Some(inline) = &mut self.inline {
             inline.pause()?;
             self.normalized()?;
         }
@@ -111,10 +124,17 @@ impl<'a, C: Canonical> Reader<'a, C> {
     }
 
     /// Decides what the input is by `line`, the first JSON line (`None`: the input ended
-    /// first), and gives the lines held until then to the normalizer or the filter.
+    /// first, and files of text alone go as the files before them went), and gives the lines
+    /// held until then to the normalizer or the filter.
     fn decide(&mut self, line: Option<&Line<'_>>) -> anyhow::Result<()> {
         let Input::Undecided(begun) = std::mem::replace(&mut self.input, Input::Canonical) else { return Ok(()) };
-        if !matches!(line, Some(Line::Text(t)) if Inline::is_provider_output(t)) {
+        let provider = match line {
+            Some(Line::Text(t)) => Inline::is_provider_output(t),
+            Some(Line::Oversized { .. }) => false,
+            None => self.inline.is_some(),
+        };
+        if !provider {
+            self.end_inline()?;
             for (n, text) in begun.into_iter().flat_map(|b| b.held).filter_map(|h| match h {
                 Held::Text(n, text) => Some((n, text)),
                 Held::Blanks(_) => None,
@@ -123,7 +143,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
             }
             return Ok(());
         }
-        let mut inline = Box::new(Inline::new(Clock::from_env()));
+        let inline = self.inline.get_or_insert_with(|| Box::new(Inline::new(Clock::from_env())));
         for Begun { name, held } in begun {
             if let Some(name) = name {
                 inline.begin_file(&name);
@@ -135,7 +155,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
                 }
             }
         }
-        self.input = Input::Provider(inline);
+        self.input = Input::Provider;
         Ok(())
     }
 
@@ -170,10 +190,11 @@ impl<'a, C: Canonical> Reader<'a, C> {
 impl<C: Canonical> LineSink for Reader<'_, C> {
     fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
         let name = self.names_files.then(|| source.name());
-        match &mut self.input {
-            Input::Undecided(begun) => begun.push(Begun { name, held: Vec::new() }),
-            Input::Provider(inline) => name.iter().for_each(|name| inline.begin_file(name)),
-            Input::Canonical => {}
+        if !self.strict && !matches!(self.input, Input::Undecided(_)) {
+            self.input = Input::Undecided(Vec::new());
+        }
+        if let Input::Undecided(begun) = &mut self.input {
+            begun.push(Begun { name, held: Vec::new() });
         }
         if flush {
             self.pause()?;
@@ -189,8 +210,8 @@ impl<C: Canonical> LineSink for Reader<'_, C> {
             }
             self.decide(Some(&line))?;
         }
-        match &mut self.input {
-            Input::Provider(inline) => {
+        match (&self.input, &mut self.inline) {
+            (Input::Provider, Some(inline)) => {
                 inline.line(line)?;
                 self.normalized()?;
             }
@@ -205,12 +226,12 @@ impl<C: Canonical> LineSink for Reader<'_, C> {
     }
 
     fn unreadable(&mut self, u: Unreadable) {
-        let counted = match &mut self.input {
-            Input::Provider(inline) => {
+        let counted = match &mut self.inline {
+            Some(inline) => {
                 inline.count_unreadable();
                 true
             }
-            _ => false,
+            None => false,
         };
         self.filter.unreadable(u, counted);
     }

@@ -33,8 +33,8 @@ use crate::scrub::Scrubber;
 /// one session, a JSON array of documents for several) and `ag-ui` (AG-UI protocol 1.0 events,
 /// as SSE `data:` frames or JSON lines).
 ///
-/// Provider output (what `normalize` reads) is normalized first, in process, when the
-/// first JSON line is not a canonical event: `claude -p … --output-format
+/// Provider output (what `normalize` reads) is normalized first, in process: each input
+/// file whose first JSON line is not a canonical event is read as `normalize` would read it: `claude -p … --output-format
 /// stream-json --verbose | project --mode verbose` shows what `… | normalize | project`
 /// shows. --strict reads canonical events only.
 #[derive(Debug, Parser)]

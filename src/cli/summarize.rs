@@ -17,8 +17,8 @@ use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summ
 /// Reads canonical minicode.output.v1 JSONL (one run, several runs one after another, or
 /// several files) and writes one report for all of it. Only counters and short excerpts are
 /// kept, so memory stays bounded however long the input. Provider output (what `normalize`
-/// reads) is normalized first, in process, when the first JSON line is not a canonical
-/// event; --strict reads canonical events only.
+/// reads) is normalized first, in process: each input file whose first JSON line is not a
+/// canonical event is read as `normalize` would read it; --strict reads canonical events only.
 #[derive(Debug, Parser)]
 #[command(name = "summarize", version, after_help = AFTER_HELP)]
 pub struct Args {

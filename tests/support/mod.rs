@@ -243,3 +243,31 @@ pub fn provider_files(dir: &str) -> Vec<PathBuf> {
     std::fs::write(&codex2, &codex[third..]).unwrap();
     vec![claude, codex1, codex2]
 }
+
+/// Files of canonical events and of agents' own output, alternating, under a scratch
+/// directory `dir`; and what reading each as what it is gives: the canonical ones as they
+/// are, the others normalized (each alone, named as given).
+pub fn mixed_files(dir: &str) -> (Vec<PathBuf>, Vec<u8>) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut files = Vec::new();
+    let mut expected = Vec::new();
+    for (i, (case, canonical)) in
+        [("claude/exit4", true), ("codex/err500", false), ("codex/exit4", true), ("opencode/exit4", false)]
+            .into_iter()
+            .enumerate()
+    {
+        let file = dir.join(format!("{i}.jsonl"));
+        let input = read(&format!("{case}.input.jsonl"));
+        if canonical {
+            let events = run("normalize", &[], &input);
+            std::fs::write(&file, &events).unwrap();
+            expected.extend(events);
+        } else {
+            std::fs::write(&file, &input).unwrap();
+            expected.extend(bin("normalize").arg(&file).output().unwrap().stdout);
+        }
+        files.push(file);
+    }
+    (files, expected)
+}
