@@ -294,6 +294,38 @@ fn a_tool_status_the_parser_does_not_know_is_never_a_success() {
     }
 }
 
+/// The lines of `a` and `b` taken in turn, as logs merged by time.
+fn interleaved(a: &str, b: &str) -> String {
+    let (mut a, mut b) = (a.lines(), b.lines());
+    let mut merged = String::new();
+    loop {
+        let (x, y) = (a.next(), b.next());
+        if x.is_none() && y.is_none() {
+            return merged;
+        }
+        x.into_iter().chain(y).for_each(|l| merged.push_str(&format!("{l}\n")));
+    }
+}
+
+/// Two droid runs merged line by line: a `tool_result`, which names no session, belongs to
+/// its call's, so the failed command ends in the run that made it and the other run, which
+/// made none, stays a success.
+#[test]
+fn merged_droid_runs_keep_each_tool_result_with_its_call() {
+    let exit4 = String::from_utf8(read("droid/0.225.2/exit4.input.jsonl")).unwrap();
+    let text = String::from_utf8(read("droid/0.225.2/text.input.jsonl")).unwrap();
+    let (events, _, _) = normalize_checked(interleaved(&exit4, &text).as_bytes(), &[]);
+    let types = types(&events);
+    assert!(!types.contains(&"raw"), "{types:?}");
+    let session_of = |t: &str| events.iter().find(|e| e["type"] == t).map(|e| e["sessionId"].clone()).unwrap();
+    assert_eq!(session_of("tool.failed"), session_of("tool.started"));
+    let failed = events.iter().find(|e| e["type"] == "tool.failed").unwrap();
+    assert_eq!(failed["payload"]["output"]["exit_code"], 4, "{failed}");
+    let summary = events.last().unwrap();
+    assert_eq!(summary["payload"]["tools"]["total"], 1, "{}", summary["payload"]);
+    assert_eq!(summary["payload"]["tools"]["interrupted"], 0, "{}", summary["payload"]);
+}
+
 /// Two Claude Code runs merged line by line (logs merged by time): a `system` line that
 /// names its session is that session's, so the deny run's `permission_denied` ends its own
 /// call once, and the text run gets no call it never made. A hook's line before a run's
@@ -302,16 +334,7 @@ fn a_tool_status_the_parser_does_not_know_is_never_a_success() {
 fn merged_claude_runs_keep_each_system_line_in_its_own_session() {
     let deny = String::from_utf8(read("claude/2.1.332/deny.input.jsonl")).unwrap();
     let text = String::from_utf8(read("claude/2.1.332/text.input.jsonl")).unwrap();
-    let (mut a, mut b) = (deny.lines(), text.lines());
-    let mut merged = String::new();
-    loop {
-        let (x, y) = (a.next(), b.next());
-        if x.is_none() && y.is_none() {
-            break;
-        }
-        x.into_iter().chain(y).for_each(|l| merged.push_str(&format!("{l}\n")));
-    }
-    let (events, _, _) = normalize_checked(merged.as_bytes(), &[]);
+    let (events, _, _) = normalize_checked(interleaved(&deny, &text).as_bytes(), &[]);
     let summary = events.last().unwrap();
     assert_eq!(summary["payload"]["tools"]["total"], 1, "{}", summary["payload"]);
     assert_eq!(summary["payload"]["tools"]["denied"], 1);
