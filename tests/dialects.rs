@@ -27,6 +27,11 @@ fn golden_kilo_7_7_7() {
     golden_dir("kilo/7.7.7", &[]);
 }
 
+#[test]
+fn golden_kilo_7_7_9() {
+    golden_dir("kilo/7.7.9", &[]);
+}
+
 fn events(rel: &str) -> Vec<Value> {
     json_lines(&run("normalize", &[], &read(rel)))
 }
@@ -105,6 +110,34 @@ fn kilo_is_read_as_opencode_and_named_kilo_once_its_step_finish_says_so() {
     assert_eq!(providers(&events("opencode/exit4.input.jsonl")), ["opencode"], "OpenCode's own runs stay OpenCode's");
 }
 
+/// Kilo Code 7.7.9: a run that stops on a refused permission says why in an `error` that is
+/// a bare string, read as the run's denial, not kept raw.
+#[test]
+fn kilo_7_7_9_says_a_refused_run_in_a_bare_error() {
+    let evs = events("kilo/7.7.9/deny-ask.input.jsonl");
+    assert!(of_type(&evs, "raw").is_empty(), "{:?}", of_type(&evs, "raw"));
+    let failed = only(&evs, "turn.failed");
+    assert_eq!(failed["payload"]["error"]["category"], "PERMISSION_DENIED");
+    assert!(failed["payload"]["error"]["message"].as_str().unwrap().contains("auto-rejected permission"), "{failed}");
+    assert_eq!(tool_ends(&evs).iter().map(|t| t.0).collect::<Vec<_>>(), ["tool.denied"]);
+}
+
+/// Kilo over ACP announces a command with only its working directory (`rawInput: {cwd}`) and
+/// sends the command in the update after: the call starts with its command. A call whose
+/// permission was refused never ran: the refusal's text is its error, not its output.
+#[test]
+fn kilo_over_acp_starts_a_command_with_its_command_and_a_refusal_is_no_output() {
+    for input in ["acp/kilo-7.7.7-exit4.input.jsonl", "acp/kilo-7.7.9-exit4.input.jsonl"] {
+        let started = only(&events(input), "tool.started").clone();
+        assert_eq!(started["payload"]["command"], "printf 'line1\\nline2\\n'; exit 4", "{input}");
+    }
+    let evs = events("acp/kilo-7.7.9-deny.input.jsonl");
+    let denied = only(&evs, "tool.denied");
+    assert_eq!(denied["payload"]["output"], Value::Null, "{denied}");
+    assert_eq!(denied["payload"]["error"]["message"], "The user rejected permission to use this specific tool call.");
+    assert_eq!(only(&evs, "tool.started")["payload"]["command"], "touch denied.txt && echo should-not-run");
+}
+
 #[test]
 fn copilot_over_acp_takes_its_exit_code_from_shell_exit_and_its_name_from_agent_info() {
     for input in ["acp/copilot-1.0.102-exit4.input.jsonl", "acp/copilot-1.0.102-exit4@stdout.input.jsonl"] {
@@ -147,7 +180,7 @@ const FIXTURES: [(&str, &[&str]); 16] = [
     ("amp", &["amp/constructed"]),
     ("codex", &["codex", "codex/constructed"]),
     ("opencode", &["opencode", "opencode/constructed"]),
-    ("kilo", &["kilo/7.7.7"]),
+    ("kilo", &["kilo/7.7.7", "kilo/7.7.9"]),
     ("gemini", &["gemini", "gemini/constructed"]),
     ("acp", &["acp"]),
     ("copilot", &["copilot/1.0.102"]),

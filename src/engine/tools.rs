@@ -243,7 +243,17 @@ impl Engine {
             s.tools = HashMap::new();
         }
         s.counts.add(outcome);
-        let output = tool.shell.finish(tool.command.as_deref(), bound);
+        let mut output = tool.shell.finish(tool.command.as_deref(), bound);
+        // A call whose permission was refused never ran: what its result says is why (the
+        // agent's refusal message), not output, unless it states an exit.
+        let mut error = error;
+        if outcome == Outcome::Denied && tool.rejected && output.as_ref().is_some_and(|o| o.exit_code.is_none()) {
+            let why = output.take().and_then(|o| o.stdout.or(o.stderr)).filter(|t| !t.trim().is_empty());
+            if let (None, Some(why)) = (&error, why) {
+                let message = why.trim().to_owned();
+                error = Some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action: None });
+            }
+        }
         let error = error.or_else(|| {
             let category = outcome.default_category()?;
             let message = match (outcome, output.as_ref().and_then(|o| o.exit_code)) {

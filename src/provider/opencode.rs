@@ -194,11 +194,35 @@ struct Cache {
     write: Option<u64>,
 }
 
+/// An error as OpenCode names it (`{name, data: {message}}`), or a bare message: Kilo Code
+/// says a run stopped after a refused permission so.
 #[derive(Deserialize)]
+#[serde(from = "ErrorShape")]
 pub(super) struct WireError {
     name: Option<String>,
-    #[serde(default)]
     data: ErrorData,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ErrorShape {
+    Message(String),
+    Named {
+        name: Option<String>,
+        #[serde(default)]
+        data: ErrorData,
+    },
+}
+
+impl From<ErrorShape> for WireError {
+    fn from(e: ErrorShape) -> WireError {
+        match e {
+            ErrorShape::Message(message) => {
+                WireError { name: None, data: ErrorData { message: Some(message), status_code: None } }
+            }
+            ErrorShape::Named { name, data } => WireError { name, data },
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -231,6 +255,12 @@ impl Parse for OpenCode {
                 }
             }
             Wire::StepFinish { part } => self.part(engine, Part::StepFinish(part)),
+            // An unnamed error right after a step that stopped on a refusal says why the run
+            // stopped (Kilo Code's "run ended with an auto-rejected permission").
+            Wire::Error { error: Some(WireError { name: None, data }) } if held == Some(Held::Refused) => {
+                let refused = ErrorInfo { message: data.message.unwrap_or_else(|| refused_run().message), ..refused_run() };
+                self.end_turn(engine, Outcome::Failed, None, Some(refused));
+            }
             Wire::Error { error } => self.error(engine, error),
             Wire::Done { rejected } => {
                 if held == Some(Held::Refused) || !rejected.is_empty() {

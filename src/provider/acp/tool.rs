@@ -38,10 +38,13 @@ struct Note {
 
 impl Tools {
     /// True when a first announcement is still empty (Claude's adapter sends each call
-    /// twice, the first time without input): it is held for one line so that the call
-    /// starts with its command.
+    /// twice, the first time without input), or is a command without its command (Kilo's
+    /// names only the working directory, and its first update the command): it is held for
+    /// one line so that the call starts with its command.
     pub fn is_placeholder(call: &ToolCall, engine: &Engine) -> bool {
-        !Tools::has_input(call)
+        let commandless = call.kind.as_deref() == Some("execute")
+            && call.raw_input.as_ref().is_some_and(|i| i.get("command").is_none());
+        (!Tools::has_input(call) || commandless)
             && matches!(call.status.as_deref(), None | Some("pending"))
             && !engine.tool_is_known(&call.tool_call_id)
     }
