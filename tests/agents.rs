@@ -255,3 +255,30 @@ fn a_question_to_the_user_is_an_approval_of_kind_question_settled_by_the_answer(
     assert_eq!(only(&evs, "approval.settled")["payload"]["decision"], "answered");
     assert_eq!(end_of(&evs, "toolu_q1")["type"], "tool.completed");
 }
+
+/// Claude Code at the output token limit: it asks the model to go on three times, then gives
+/// up with `api_error: max_output_tokens`, a run over its budget (not a provider failure);
+/// a continuation that completes is a success. Each cut answer and each synthetic nudge is
+/// its own message: no text moves from one line's event to another's.
+#[test]
+fn the_output_token_limit_is_a_budget_and_each_message_keeps_its_text() {
+    for case in ["maxtokens", "maxtokens-partial", "maxtokenstool"] {
+        let evs = events(&format!("claude/2.1.332/{case}.input.jsonl"));
+        let s = summary(&evs);
+        assert_eq!((&s["ok"], &s["error"]["category"]), (&Value::Bool(false), &"BUDGET_EXCEEDED".into()), "{case}");
+        assert!(s["error"]["action"].as_str().unwrap().contains("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), "{case}");
+    }
+    let evs = events("claude/2.1.332/maxtokens.input.jsonl");
+    let texts: Vec<(&str, &str)> = of_type(&evs, "text")
+        .iter()
+        .map(|e| (e["payload"]["role"].as_str().unwrap(), e["payload"]["delta"].as_str().unwrap()))
+        .collect();
+    let cut = ("assistant", "This answer is cut off in the mid");
+    let nudge = ("system", "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.");
+    assert_eq!(texts, [cut, nudge, cut, nudge, cut, nudge, cut]);
+    // `scrub` of those events, a second holder of streams, moves nothing either.
+    let canonical = run("normalize", &[], &read("claude/2.1.332/maxtokens.input.jsonl"));
+    assert!(run("scrub", &[], &canonical) == canonical, "scrub moved text between messages");
+    let once = events("claude/2.1.332/maxtokensonce.input.jsonl");
+    assert_eq!(summary(&once)["payload"]["verdict"], "success");
+}

@@ -38,6 +38,14 @@ impl Claude {
         }
         let message = r.error.and_then(|e| e.message).or(r.result).unwrap_or_default();
         let (outcome, error) = match r.subtype.as_str() {
+            _ if r.api_error.as_deref() == Some(super::OUTPUT_LIMIT) => (
+                Outcome::Failed,
+                Some(ErrorInfo {
+                    category: ErrorCategory::BudgetExceeded,
+                    message,
+                    action: Some("raise CLAUDE_CODE_MAX_OUTPUT_TOKENS, or ask for the work in smaller pieces".into()),
+                }),
+            ),
             _ if r.api_error_status.is_some() => (Outcome::Failed, Some(provider_error(&message, r.api_error_status))),
             // The model declined: Claude Code still calls the run a success.
             "success" if !r.is_error && r.stop_reason.as_deref() == Some("refusal") => (Outcome::Failed, Some(refused())),

@@ -38,6 +38,8 @@ pub(super) struct AssistantLine {
     #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
+    /// The API error a made-up (`<synthetic>`) message reports, by name.
+    pub api_error: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -376,6 +378,8 @@ pub(super) struct Result {
     #[serde(default)]
     pub is_error: bool,
     pub api_error_status: Option<u16>,
+    /// The API error that ended the run, by name (`max_output_tokens`).
+    pub api_error: Option<String>,
     pub duration_ms: Option<u64>,
     pub result: Option<String>,
     pub stop_reason: Option<String>,
