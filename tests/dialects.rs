@@ -119,6 +119,7 @@ fn kilo_7_7_9_says_a_refused_run_in_a_bare_error() {
     let failed = only(&evs, "turn.failed");
     assert_eq!(failed["payload"]["error"]["category"], "PERMISSION_DENIED");
     assert!(failed["payload"]["error"]["message"].as_str().unwrap().contains("auto-rejected permission"), "{failed}");
+    assert!(failed["payload"]["error"]["action"].as_str().unwrap().contains("Kilo Code's `permission`"), "{failed}");
     assert_eq!(tool_ends(&evs).iter().map(|t| t.0).collect::<Vec<_>>(), ["tool.denied"]);
 }
 

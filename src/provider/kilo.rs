@@ -13,7 +13,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "kilo",
     opens: &[],
     claim,
-    parser: || Box::new(OpenCode::named("kilo")),
+    parser: || Box::new(OpenCode::named("kilo", "Kilo Code")),
 };
 
 fn claim(p: &Probe) -> Claim {

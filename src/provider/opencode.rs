@@ -18,6 +18,9 @@ use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionS
 pub struct OpenCode {
     /// The provider its sessions are named after.
     provider: &'static str,
+    /// The agent's name where an action names it (whose `permission` configuration);
+    /// empty for OpenCode's own.
+    agent: &'static str,
     /// A permission was refused in the current step: OpenCode stops its loop after one.
     refused_in_step: bool,
     /// What the last `step_finish` left undecided, settled by the next line or the end.
@@ -258,13 +261,14 @@ impl Parse for OpenCode {
             // An unnamed error right after a step that stopped on a refusal says why the run
             // stopped (Kilo Code's "run ended with an auto-rejected permission").
             Wire::Error { error: Some(WireError { name: None, data }) } if held == Some(Held::Refused) => {
-                let refused = ErrorInfo { message: data.message.unwrap_or_else(|| refused_run().message), ..refused_run() };
+                let refused = refused_run(self.agent());
+                let refused = ErrorInfo { message: data.message.unwrap_or(refused.message), ..refused };
                 self.end_turn(engine, Outcome::Failed, None, Some(refused));
             }
             Wire::Error { error } => self.error(engine, error),
             Wire::Done { rejected } => {
                 if held == Some(Held::Refused) || !rejected.is_empty() {
-                    self.end_turn(engine, Outcome::Failed, None, Some(refused_run()));
+                    self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent())));
                 } else {
                     self.end_turn(engine, Outcome::Completed, Some("idle".into()), None);
                 }
@@ -276,7 +280,7 @@ impl Parse for OpenCode {
 
     fn finish(&mut self, engine: &mut Engine) {
         match self.held.take() {
-            Some(Held::Refused) => self.end_turn(engine, Outcome::Failed, None, Some(refused_run())),
+            Some(Held::Refused) => self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent()))),
             Some(Held::StepError) => {
                 let error = provider_error("the model's last step ended with an error", None);
                 self.end_turn(engine, Outcome::Failed, Some("error".into()), Some(error));
@@ -297,9 +301,14 @@ impl Parse for OpenCode {
 
 impl OpenCode {
     /// One run is one turn: opened by its first event.
-    /// A parser whose sessions are named after `provider` (an OpenCode fork).
-    pub fn named(provider: &'static str) -> OpenCode {
-        OpenCode { provider, ..OpenCode::default() }
+    /// A parser whose sessions are named after `provider`, an OpenCode fork called `agent`.
+    pub fn named(provider: &'static str, agent: &'static str) -> OpenCode {
+        OpenCode { provider, agent, ..OpenCode::default() }
+    }
+
+    /// The agent, as actions name it.
+    fn agent(&self) -> &'static str {
+        if self.agent.is_empty() { "OpenCode" } else { self.agent }
     }
 
     /// One part of an assistant message, as the stream's lines and the session files (the
@@ -392,7 +401,7 @@ impl OpenCode {
         }
         let (status, error) = match (st.status.as_str(), st.error) {
             ("completed", _) => (ToolStatus::Completed, None),
-            (_, message) => tool_error(message.unwrap_or_default(), meta),
+            (_, message) => tool_error(message.unwrap_or_default(), meta, self.agent()),
         };
         if status == ToolStatus::Completed && kind == ToolKind::Edit {
             for (path, change) in file_changes(&part.tool, st.input.as_ref(), meta) {
@@ -487,11 +496,11 @@ pub(super) fn start_session(engine: &mut Engine, id: Option<&str>, info: Session
 }
 
 /// A tool's `error` state: OpenCode says refusals and aborts only in its error text.
-fn tool_error(message: String, meta: &Metadata) -> (ToolStatus, Option<ErrorInfo>) {
+fn tool_error(message: String, meta: &Metadata, agent: &str) -> (ToolStatus, Option<ErrorInfo>) {
     const REFUSALS: [&str; 2] =
         ["The user rejected permission to use this", "The user has specified a rule which prevents you from using"];
     if REFUSALS.iter().any(|r| message.starts_with(r)) {
-        let action = Some("allow the tool in OpenCode's `permission` configuration, or answer its prompt".into());
+        let action = Some(format!("allow the tool in {agent}'s `permission` configuration, or answer its prompt"));
         return (ToolStatus::Denied, Some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action }));
     }
     if meta.interrupted == Some(true) || message == "Tool execution aborted" {
@@ -522,11 +531,11 @@ fn file_changes(tool: &str, input: Option<&Value>, meta: &Metadata) -> Vec<(Stri
 }
 
 /// Why a run that stopped after a refused permission did not finish.
-fn refused_run() -> ErrorInfo {
+fn refused_run(agent: &str) -> ErrorInfo {
     ErrorInfo {
         category: ErrorCategory::PermissionDenied,
         message: "the run stopped because permission for a tool call was refused".into(),
-        action: Some("allow the tool in OpenCode's `permission` configuration and run it again".into()),
+        action: Some(format!("allow the tool in {agent}'s `permission` configuration and run it again")),
     }
 }
 
@@ -538,7 +547,7 @@ pub(super) const DIALECT: super::Dialect = super::Dialect {
     family: "opencode",
     opens: &[],
     claim,
-    parser: || Box::new(OpenCode::named(PROVIDER)),
+    parser: || Box::new(OpenCode::named(PROVIDER, "OpenCode")),
 };
 
 /// The `type`s OpenCode's run prints.
