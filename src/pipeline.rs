@@ -94,9 +94,6 @@ impl Delta for Staged {
     fn weight(&mut self) -> usize {
         self.event.weight()
     }
-    fn ends_stream(&self, other: &str) -> bool {
-        self.event.ends_stream(other)
-    }
 }
 
 impl Stages {

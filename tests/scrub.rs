@@ -495,3 +495,30 @@ fn normalize_on_two_threads_writes_what_the_library_does_and_counts_every_redact
     assert_eq!(written, 4 * 300);
     assert_eq!(summary["payload"]["input"]["redactions"]["github-token"], written, "{summary}");
 }
+
+/// A token split over two deltas of one stream is redacted whole when another message's
+/// delta (another role's text, thinking) comes between its halves: the tail held for the
+/// stream waits across it, in `normalize` and in `scrub`. (A change that ended the held
+/// tail at another role's delta leaked both halves; found by an adversarial probe.)
+#[test]
+fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
+    let (head, tail) = ("ghp_aB3dE5gH7jK9mN1p", "Q3sT5vW7yZ9bC1dE3fG5");
+    let leaks = |out: &[u8]| {
+        let out = String::from_utf8_lossy(out);
+        out.contains(head) || out.contains(tail)
+    };
+    let out = run("normalize", &[], &read("claude/constructed/secret-split-around-thinking.input.jsonl"));
+    assert!(!leaks(&out), "{}", String::from_utf8_lossy(&out));
+    assert!(String::from_utf8_lossy(&out).contains("[REDACTED:github-token]"));
+    let event = |n: u32, kind: &str, payload: String| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"S1:1:{n}","type":"{kind}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"S1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+        )
+    };
+    let text = |n, role: &str, delta: &str| event(n, "text", format!(r#"{{"delta":"{delta}","role":"{role}"}}"#));
+    for between in [text(2, "system", "nudge"), text(2, "user", "u"), event(2, "reasoning", r#"{"delta":"hmm"}"#.into())] {
+        let input = [text(1, "assistant", &format!("token {head}")), between, text(3, "assistant", &format!("{tail} end"))];
+        let out = run("scrub", &[], format!("{}\n", input.join("\n")).as_bytes());
+        assert!(!leaks(&out), "{}", String::from_utf8_lossy(&out));
+    }
+}

@@ -166,10 +166,6 @@ impl Delta for Waiting {
     fn weight(&mut self) -> usize {
         self.line.len() + self.delta.as_mut().map_or(0, Delta::weight)
     }
-
-    fn ends_stream(&self, other: &str) -> bool {
-        self.delta.as_ref().is_some_and(|d| d.ends_stream(other))
-    }
 }
 
 /// Canonical JSONL through the holder of delta streams, then scrubbed line by line.

@@ -193,9 +193,6 @@ pub trait Delta {
     fn touched(&mut self) {}
     /// About how many bytes the item holds while it waits, for [`MAX_WAITING_BYTES`].
     fn weight(&mut self) -> usize;
-    /// True when this delta ends the block of the open stream `other` (another stream's
-    /// key): another message's text does, so a message's tail never moves past it.
-    fn ends_stream(&self, other: &str) -> bool;
 }
 
 /// The kind of stream an event is a delta of, and its tool call (empty for text), or `None`
@@ -255,25 +252,6 @@ impl Delta for Event {
         let mut n = 256;
         self.for_each_text_mut(|_, s| n += s.len());
         n
-    }
-
-    // Text and thinking of one session (and one subagent) are messages one after another:
-    // the assistant's text after a system message (Claude Code's nudge between two cut
-    // answers) is a new message, and no secret runs across the two. Tool output is not
-    // ended so: parallel calls stream theirs side by side.
-    fn ends_stream(&self, other: &str) -> bool {
-        let message = |kind: &str| kind.starts_with("text/") || kind == "reasoning";
-        let Some((kind, _)) = stream_kind(self).filter(|(kind, _)| message(kind)) else { return false };
-        let mut parts = other.split('\0');
-        let (Some(session), Some(their), Some(_call), Some(parent)) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return false;
-        };
-        session == self.session_id
-            && message(their)
-            && their != kind
-            && parent == self.parent_id.as_deref().unwrap_or("")
     }
 }
 
@@ -348,11 +326,7 @@ impl<T: Delta> Holder<T> {
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
                 let (mut scan, mut seen) = (Scan::default(), 0);
-                let at = self.open.remove(&key);
-                if !self.open.is_empty() {
-                    self.decide_ended_by(&item);
-                }
-                if let Some(at) = at {
+                if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];
                     let (_, cut, tail_scan) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
@@ -418,18 +392,6 @@ impl<T: Delta> Holder<T> {
         for (_, at) in self.open.drain() {
             self.queue[(at - self.popped) as usize].open = None;
         }
-    }
-
-    /// Decides the open streams whose block `item` ends (see [`Delta::ends_stream`]).
-    fn decide_ended_by(&mut self, item: &T) {
-        let (queue, popped) = (&mut self.queue, self.popped);
-        self.open.retain(|other, at| {
-            let ended = item.ends_stream(other);
-            if ended {
-                queue[(*at - popped) as usize].open = None;
-            }
-            !ended
-        });
     }
 
     fn decide_front(&mut self) {
@@ -508,9 +470,6 @@ mod tests {
         }
         fn weight(&mut self) -> usize {
             self.weight
-        }
-        fn ends_stream(&self, _other: &str) -> bool {
-            false
         }
     }
 
