@@ -258,10 +258,11 @@ fn a_question_to_the_user_is_an_approval_of_kind_question_settled_by_the_answer(
 
 /// Claude Code at the output token limit: it asks the model to go on three times, then gives
 /// up with `api_error: max_output_tokens`, a run over its budget (not a provider failure);
-/// a continuation that completes is a success. Each cut answer and each synthetic nudge is
-/// its own message: no text moves from one line's event to another's.
+/// a continuation that completes is a success. Every cut answer and every synthetic nudge
+/// is kept, in order (the scrub stage may move a held tail to its role's next delta, so
+/// they are compared by role, joined).
 #[test]
-fn the_output_token_limit_is_a_budget_and_each_message_keeps_its_text() {
+fn the_output_token_limit_is_a_budget() {
     for case in ["maxtokens", "maxtokens-partial", "maxtokenstool"] {
         let evs = events(&format!("claude/2.1.332/{case}.input.jsonl"));
         let s = summary(&evs);
@@ -269,16 +270,37 @@ fn the_output_token_limit_is_a_budget_and_each_message_keeps_its_text() {
         assert!(s["error"]["action"].as_str().unwrap().contains("CLAUDE_CODE_MAX_OUTPUT_TOKENS"), "{case}");
     }
     let evs = events("claude/2.1.332/maxtokens.input.jsonl");
-    let texts: Vec<(&str, &str)> = of_type(&evs, "text")
-        .iter()
-        .map(|e| (e["payload"]["role"].as_str().unwrap(), e["payload"]["delta"].as_str().unwrap()))
-        .collect();
-    let cut = ("assistant", "This answer is cut off in the mid");
-    let nudge = ("system", "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.");
-    assert_eq!(texts, [cut, nudge, cut, nudge, cut, nudge, cut]);
-    // `scrub` of those events, a second holder of streams, moves nothing either.
-    let canonical = run("normalize", &[], &read("claude/2.1.332/maxtokens.input.jsonl"));
-    assert!(run("scrub", &[], &canonical) == canonical, "scrub moved text between messages");
+    let said = |role: &str| -> String {
+        of_type(&evs, "text")
+            .iter()
+            .filter(|e| e["payload"]["role"] == role)
+            .map(|e| e["payload"]["delta"].as_str().unwrap())
+            .collect()
+    };
+    let nudge = "Output token limit hit. Resume directly — no apology, no recap of what you were doing. Pick up mid-thought if that is where the cut happened. Break remaining work into smaller pieces.";
+    assert_eq!(said("assistant"), "This answer is cut off in the mid".repeat(4));
+    assert_eq!(said("system"), nudge.repeat(3));
+    // A field read leniently: an object where a name was expected leaves the line readable.
+    let input = String::from_utf8(read("claude/2.1.332/maxtokens.input.jsonl")).unwrap();
+    let object = input
+        .replace(r#""api_error":"max_output_tokens","result""#, r#""api_error":{"type":"max_output_tokens"},"result""#);
+    assert_ne!(object, input);
+    let evs = json_lines(&run("normalize", &[], object.as_bytes()));
+    assert_eq!(summary(&evs)["error"]["category"], "BUDGET_EXCEEDED");
+    assert!(of_type(&evs, "raw").is_empty());
     let once = events("claude/2.1.332/maxtokensonce.input.jsonl");
     assert_eq!(summary(&once)["payload"]["verdict"], "success");
+}
+
+/// OpenCode and Codex at the output token limit: OpenCode's step ends with `reason: length`
+/// and it does not go on; Codex fails the turn naming `max_output_tokens`. Both are runs over
+/// their budget, neither a success nor the provider's failure.
+#[test]
+fn a_cut_answer_is_a_run_over_its_budget_in_opencode_and_codex() {
+    for case in ["opencode/maxtokens", "codex/maxtokens"] {
+        let evs = events(&format!("{case}.input.jsonl"));
+        let s = summary(&evs);
+        assert_eq!((&s["ok"], &s["error"]["category"]), (&Value::Bool(false), &"BUDGET_EXCEEDED".into()), "{case}");
+        assert_eq!(s["payload"]["verdict"], "failed", "{case}");
+    }
 }

@@ -516,8 +516,11 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
         )
     };
     let text = |n, role: &str, delta: &str| event(n, "text", format!(r#"{{"delta":"{delta}","role":"{role}"}}"#));
-    for between in [text(2, "system", "nudge"), text(2, "user", "u"), event(2, "reasoning", r#"{"delta":"hmm"}"#.into())] {
-        let input = [text(1, "assistant", &format!("token {head}")), between, text(3, "assistant", &format!("{tail} end"))];
+    for between in
+        [text(2, "system", "nudge"), text(2, "user", "u"), event(2, "reasoning", r#"{"delta":"hmm"}"#.into())]
+    {
+        let input =
+            [text(1, "assistant", &format!("token {head}")), between, text(3, "assistant", &format!("{tail} end"))];
         let out = run("scrub", &[], format!("{}\n", input.join("\n")).as_bytes());
         assert!(!leaks(&out), "{}", String::from_utf8_lossy(&out));
     }

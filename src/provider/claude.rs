@@ -254,7 +254,8 @@ impl Claude {
         let parent = l.parent_tool_use_id;
         let streamed = message.id.as_ref().is_some_and(|id| self.streamed.contains(id));
         let synthetic = message.model.as_deref() == Some("<synthetic>");
-        let category = if l.api_error.as_deref() == Some(OUTPUT_LIMIT) { "BUDGET_EXCEEDED" } else { "PROVIDER_ERROR" };
+        let limit = wire::api_error_name(l.api_error.as_ref()) == Some(OUTPUT_LIMIT);
+        let category = if limit { "BUDGET_EXCEEDED" } else { "PROVIDER_ERROR" };
         for block in message.content.into_blocks() {
             match block {
                 // API errors come as a made-up assistant message (Claude Code's model is

@@ -165,7 +165,8 @@ impl Parse for Codex {
                 if engine.turns() == 0 {
                     engine.ensure_turn();
                 }
-                engine.warning(message, Some("PROVIDER_ERROR".into()));
+                let category = provider_error(&message, None).category;
+                engine.warning(message, Some(category.as_str().to_owned()));
             }
             Wire::ItemStarted { item } => return item_event(engine, item, Phase::Started, line),
             Wire::ItemUpdated { item } => return item_event(engine, item, Phase::Updated, line),

@@ -26,11 +26,27 @@ pub fn refused() -> ErrorInfo {
     }
 }
 
+/// The model's answer was cut at the output token limit and the agent gave up on it: the
+/// run went over a budget, not the provider wrong.
+pub fn output_limit(message: String) -> ErrorInfo {
+    ErrorInfo {
+        category: ErrorCategory::BudgetExceeded,
+        message,
+        action: Some("raise the agent's output token limit, or ask for the work in smaller pieces".into()),
+    }
+}
+
+/// What Codex says when the Responses API ended an answer at `max_output_tokens`.
+const CUT_AT_OUTPUT_LIMIT: &str = "reason: max_output_tokens";
+
 /// An error the model provider reported, classified from its message and HTTP status (the
 /// one the dialect states, else one the message names): authentication and configuration
 /// problems are the user's to fix, the rest are the provider's.
 pub fn provider_error(message: &str, http_status: Option<u16>) -> ErrorInfo {
     let lower = message.to_ascii_lowercase();
+    if lower.contains(CUT_AT_OUTPUT_LIMIT) {
+        return output_limit(message.to_owned());
+    }
     let status = http_status.or_else(|| status_in(message));
     let (category, action) =
         if matches!(status, Some(401 | 403 | 404)) || CONFIGURATION.iter().any(|w| lower.contains(w)) {

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::tool_args::{target, ToolNames};
 use super::{LineError, Parse};
-use crate::provider::errors::provider_error;
+use crate::provider::errors::{output_limit, provider_error};
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
@@ -440,6 +440,11 @@ impl OpenCode {
                     action: Some("rephrase the request".into()),
                 };
                 self.end_turn(engine, Outcome::Failed, Some("content-filter".into()), Some(error));
+            }
+            // The answer was cut at the output token limit, and OpenCode does not go on.
+            Some("length") => {
+                let error = output_limit("the model's answer was cut at its output token limit".into());
+                self.end_turn(engine, Outcome::Failed, Some("length".into()), Some(error));
             }
             Some(reason) => self.end_turn(engine, Outcome::Completed, Some(reason.to_owned()), None),
         }

@@ -7,7 +7,7 @@ use super::{cancelled, Claude, QWEN};
 use crate::engine::clock::format_rfc3339;
 use crate::engine::{Engine, ToolStatus, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, Outcome, Usage};
-use crate::provider::errors::{provider_error, refused};
+use crate::provider::errors::{output_limit, provider_error, refused};
 
 /// What a process's results have reported so far.
 #[derive(Debug, Default, Clone, Copy)]
@@ -38,14 +38,10 @@ impl Claude {
         }
         let message = r.error.and_then(|e| e.message).or(r.result).unwrap_or_default();
         let (outcome, error) = match r.subtype.as_str() {
-            _ if r.api_error.as_deref() == Some(super::OUTPUT_LIMIT) => (
-                Outcome::Failed,
-                Some(ErrorInfo {
-                    category: ErrorCategory::BudgetExceeded,
-                    message,
-                    action: Some("raise CLAUDE_CODE_MAX_OUTPUT_TOKENS, or ask for the work in smaller pieces".into()),
-                }),
-            ),
+            _ if super::wire::api_error_name(r.api_error.as_ref()) == Some(super::OUTPUT_LIMIT) => {
+                let action = Some("raise CLAUDE_CODE_MAX_OUTPUT_TOKENS, or ask for the work in smaller pieces".into());
+                (Outcome::Failed, Some(ErrorInfo { action, ..output_limit(message) }))
+            }
             _ if r.api_error_status.is_some() => (Outcome::Failed, Some(provider_error(&message, r.api_error_status))),
             // The model declined: Claude Code still calls the run a success.
             "success" if !r.is_error && r.stop_reason.as_deref() == Some("refusal") => (Outcome::Failed, Some(refused())),

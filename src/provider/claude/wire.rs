@@ -38,8 +38,8 @@ pub(super) struct AssistantLine {
     #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
-    /// The API error a made-up (`<synthetic>`) message reports, by name.
-    pub api_error: Option<String>,
+    /// The API error a made-up (`<synthetic>`) message reports (see [`api_error_name`]).
+    pub api_error: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -378,8 +378,8 @@ pub(super) struct Result {
     #[serde(default)]
     pub is_error: bool,
     pub api_error_status: Option<u16>,
-    /// The API error that ended the run, by name (`max_output_tokens`).
-    pub api_error: Option<String>,
+    /// The API error that ended the run (see [`api_error_name`]).
+    pub api_error: Option<Value>,
     pub duration_ms: Option<u64>,
     pub result: Option<String>,
     pub stop_reason: Option<String>,
@@ -467,6 +467,12 @@ impl TryFrom<RawStreamEvent> for StreamEvent {
 
 /// The `type`s Claude Code defines.
 pub(super) const KNOWN: [&str; 6] = ["system", "assistant", "user", "result", "stream_event", "rate_limit_event"];
+
+/// An API error's name (`max_output_tokens`): the field is a name, and read leniently (an
+/// object's `type`), as a shape it does not expect must not make the line unreadable.
+pub(super) fn api_error_name(v: Option<&Value>) -> Option<&str> {
+    v.and_then(|v| v.as_str().or_else(|| v.get("type")?.as_str()))
+}
 
 #[cfg(test)]
 mod tests {
