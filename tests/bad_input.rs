@@ -307,9 +307,9 @@ fn interleaved(a: &str, b: &str) -> String {
     }
 }
 
-/// Two droid runs merged line by line: a `tool_result`, which names no session, belongs to
-/// its call's, so the failed command ends in the run that made it and the other run, which
-/// made none, stays a success.
+/// Two droid runs merged line by line: a `tool_result` belongs to the session it names, so
+/// the failed command ends in the run that made it and the other run, which made none, stays
+/// a success; two runs whose calls share an id each end their own.
 #[test]
 fn merged_droid_runs_keep_each_tool_result_with_its_call() {
     let exit4 = String::from_utf8(read("droid/0.225.2/exit4.input.jsonl")).unwrap();
@@ -324,6 +324,15 @@ fn merged_droid_runs_keep_each_tool_result_with_its_call() {
     let summary = events.last().unwrap();
     assert_eq!(summary["payload"]["tools"]["total"], 1, "{}", summary["payload"]);
     assert_eq!(summary["payload"]["tools"]["interrupted"], 0, "{}", summary["payload"]);
+
+    let first: serde_json::Value = serde_json::from_str(exit4.lines().next().unwrap()).unwrap();
+    let twin = exit4.replace(first["session_id"].as_str().unwrap(), "22222222-2222-4222-8222-222222222222");
+    let (events, _, _) = normalize_checked(interleaved(&exit4, &twin).as_bytes(), &[]);
+    let failed: Vec<&str> =
+        events.iter().filter(|e| e["type"] == "tool.failed").map(|e| e["sessionId"].as_str().unwrap()).collect();
+    assert_eq!(failed.len(), 2, "{failed:?}");
+    assert_ne!(failed[0], failed[1]);
+    assert_eq!(events.last().unwrap()["payload"]["tools"]["interrupted"], 0);
 }
 
 /// Two Claude Code runs merged line by line (logs merged by time): a `system` line that

@@ -8,8 +8,6 @@
 //! metadata and removed from the output. A call refused for want of autonomy says
 //! `insufficient permission` in its error, and the run then ends with an `error` line.
 
-use std::collections::HashMap;
-
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -77,9 +75,6 @@ const FAILED: &str = "Error: Command failed (exit code: ";
 pub struct Droid {
     /// Edit calls still open, with the file they change and whether they create it.
     edits: Vec<(String, String, FileChange)>,
-    /// The session of each call still open: a `tool_result` names none, so in runs merged
-    /// line by line (logs merged by time) it is found by its call's.
-    call_sessions: HashMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -114,6 +109,7 @@ enum Wire {
         value: Option<Value>,
         error: Option<WireError>,
         timestamp: Option<i64>,
+        session_id: Option<String>,
     },
     Completion {
         #[serde(rename = "durationMs")]
@@ -159,19 +155,11 @@ impl Parse for Droid {
             }
             Wire::ToolCall { id, tool_name, parameters, timestamp, session_id } => {
                 enter(engine, session_id.as_deref(), timestamp);
-                if let Some(session) = session_id {
-                    self.call_sessions.insert(id.clone(), session);
-                }
                 engine.ensure_turn();
                 self.tool_call(engine, &id, &tool_name, parameters);
             }
-            Wire::ToolResult { id, is_error, value, error, timestamp } => {
-                if let Some(ms) = timestamp {
-                    engine.set_time(ms);
-                }
-                if let Some(session) = self.call_sessions.remove(&id) {
-                    engine.use_known_session(&session);
-                }
+            Wire::ToolResult { id, is_error, value, error, timestamp, session_id } => {
+                enter(engine, session_id.as_deref(), timestamp);
                 let text = match (&value, &error) {
                     (Some(Value::String(s)), _) => s.clone(),
                     (Some(v), _) if !v.is_null() => v.to_string(),
