@@ -467,9 +467,12 @@ fn provider_output_is_normalized_first() {
     // A file of text alone after an agent's output is read as that output was.
     let note = files[0].with_file_name("note.txt");
     std::fs::write(&note, "a note, no JSON\n").unwrap();
+    // Also when a canonical file follows it.
     let pair = [&files[3], &note];
-    let piped = summarize(&["--format", "json"], &bin("normalize").args(pair).output().unwrap().stdout);
-    let direct = bin("summarize").args(["--format", "json"]).args(pair).output().unwrap();
+    let canonical = std::fs::read(&files[2]).unwrap();
+    let piped = [bin("normalize").args(pair).output().unwrap().stdout, canonical].concat();
+    let piped = summarize(&["--format", "json"], &piped);
+    let direct = bin("summarize").args(["--format", "json"]).args(pair).arg(&files[2]).output().unwrap();
     assert_eq!(direct.status.code(), Some(0), "{}", String::from_utf8_lossy(&direct.stderr));
     assert!(piped.stdout == direct.stdout, "a text file after provider output differs from normalize | summarize");
     let strict = summarize(&["--strict"], &read("codex/exit4.input.jsonl"));

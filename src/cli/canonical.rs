@@ -68,6 +68,8 @@ pub(super) struct Reader<'a, C> {
     /// it, a run each, as they would in one `normalize`; a canonical file after them ends
     /// it, its summary written before that file's events.
     inline: Option<Box<Inline>>,
+    /// Some file has been decided: a file of text alone goes as the one before it went.
+    decided: bool,
     strict: bool,
     n: u64,
     names_files: bool,
@@ -78,7 +80,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
     /// Reads `sources` into `filter`; with `strict`, canonical events only.
     pub(super) fn new(filter: C, strict: bool, sources: &Sources, diag: &'a Diagnostics) -> Self {
         let input = if strict { Input::Canonical } else { Input::Undecided(Vec::new()) };
-        Reader { filter, input, inline: None, strict, n: 0, names_files: sources.names_files(), diag }
+        Reader { filter, input, inline: None, decided: false, strict, n: 0, names_files: sources.names_files(), diag }
     }
 
     /// The input ended: what the normalizer holds is written, its summary last.
@@ -128,6 +130,7 @@ impl<'a, C: Canonical> Reader<'a, C> {
     /// held until then to the normalizer or the filter.
     fn decide(&mut self, line: Option<&Line<'_>>) -> anyhow::Result<()> {
         let Input::Undecided(begun) = std::mem::replace(&mut self.input, Input::Canonical) else { return Ok(()) };
+        self.decided = true;
         let provider = match line {
             Some(Line::Text(t)) => Inline::is_provider_output(t),
             Some(Line::Oversized { .. }) => false,
@@ -190,6 +193,12 @@ impl<'a, C: Canonical> Reader<'a, C> {
 impl<C: Canonical> LineSink for Reader<'_, C> {
     fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
         let name = self.names_files.then(|| source.name());
+        if let Input::Undecided(begun) = &self.input {
+            // The file before held text alone: it goes as the one before it went.
+            if self.decided && begun.iter().any(|b| b.held.iter().any(|h| matches!(h, Held::Text(..)))) {
+                self.decide(None)?;
+            }
+        }
         if !self.strict && !matches!(self.input, Input::Undecided(_)) {
             self.input = Input::Undecided(Vec::new());
         }
