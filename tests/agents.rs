@@ -304,3 +304,16 @@ fn a_cut_answer_is_a_run_over_its_budget_in_opencode_and_codex() {
         assert_eq!(s["payload"]["verdict"], "failed", "{case}");
     }
 }
+
+/// Qwen Code's `system/retry` lines (it asks the model again, as past an answer cut at the
+/// output limit) are understood: warnings, not raw lines of a type not understood.
+#[test]
+fn qwen_codes_retries_are_warnings() {
+    let evs = events("qwen/0.24.4/maxtokens.input.jsonl");
+    assert!(of_type(&evs, "raw").is_empty(), "{:?}", of_type(&evs, "raw"));
+    let asked = of_type(&evs, "warning")
+        .iter()
+        .filter(|w| w["payload"]["message"] == "the agent asked the model again")
+        .count();
+    assert_eq!(asked, 4);
+}

@@ -234,6 +234,9 @@ impl Claude {
                 };
                 engine.warning(format!("retrying the API request{status}{attempt}"), Some("PROVIDER_ERROR".into()));
             }
+            // Qwen Code asks the model again, its last answer kept or dropped (it does so to go
+            // on past an answer cut at the output limit, and after a failed stream).
+            "retry" if self.provider == QWEN => engine.warning("the agent asked the model again".into(), None),
             "compact_boundary" => {
                 let reason = sys.compact_metadata.and_then(|m| m.trigger).unwrap_or_else(|| "auto".into());
                 engine.compacted(reason);
