@@ -124,6 +124,20 @@ fn a_rejected_approval_makes_the_failed_tool_denied() {
     e.tool_ended("t1", ToolStatus::Failed, None);
     let evs: Vec<Event> = e.drain().collect();
     assert_eq!(types(&evs), ["tool.started", "approval.requested", "approval.settled", "tool.denied"]);
+
+    // A refused call never ran: what its result says is why, from both streams, not output.
+    e.tool_started(shell("t2", "rm -rf /"), ToolContext::default());
+    e.approval_requested("a2", Some("t2"), None);
+    e.approval_settled("a2", Decision::RejectOnce);
+    e.tool_output("t2", Stream::Stdout, Update::Final, "refused");
+    e.tool_output("t2", Stream::Stderr, Update::Final, "by the user");
+    e.tool_ended("t2", ToolStatus::Failed, None);
+    let evs: Vec<Event> = e.drain().collect();
+    let Some(Body::ToolEnded(end)) = evs.last().map(|ev| &ev.body) else { panic!("{evs:?}") };
+    assert_eq!(
+        (end.output.is_none(), end.error.as_ref().map(|e| e.message.as_str())),
+        (true, Some("refused\nby the user"))
+    );
 }
 
 #[test]

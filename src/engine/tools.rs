@@ -248,7 +248,11 @@ impl Engine {
         // agent's refusal message), not output, unless it states an exit.
         let mut error = error;
         if outcome == Outcome::Denied && tool.rejected && output.as_ref().is_some_and(|o| o.exit_code.is_none()) {
-            let why = output.take().and_then(|o| o.stdout.or(o.stderr)).filter(|t| !t.trim().is_empty());
+            let why = output.take().and_then(|o| match (o.stdout, o.stderr) {
+                (Some(out), Some(err)) => Some(format!("{out}\n{err}")),
+                (out, err) => out.or(err),
+            });
+            let why = why.filter(|t| !t.trim().is_empty());
             if let (None, Some(why)) = (&error, why) {
                 let message = why.trim().to_owned();
                 error = Some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action: None });
