@@ -132,6 +132,21 @@ fn kilo_over_acp_starts_a_command_with_its_command_and_a_refusal_is_no_output() 
         let started = only(&events(input), "tool.started").clone();
         assert_eq!(started["payload"]["command"], "printf 'line1\\nline2\\n'; exit 4", "{input}");
     }
+    // Two such calls made in parallel: each starts with its command, when its update comes.
+    let input = String::from_utf8(read("acp/kilo-7.7.9-exit4@stdout.input.jsonl")).unwrap();
+    let lines: Vec<&str> = input.lines().collect();
+    let id = "call_mock_s0_0_25";
+    assert!(lines[6].contains(r#""sessionUpdate":"tool_call""#) && lines[6].contains(id));
+    let twin = |l: &str| l.replace(id, "call_twin").replace("exit 4", "exit 5");
+    let mut parallel: Vec<String> = lines[..7].iter().map(|l| l.to_string()).collect();
+    parallel.push(twin(lines[6]));
+    parallel.extend(lines[7..13].iter().map(|l| l.to_string()));
+    parallel.extend(lines[7..13].iter().map(|l| twin(l)));
+    parallel.extend(lines[13..].iter().map(|l| l.to_string()));
+    let evs = json_lines(&run("normalize", &[], format!("{}\n", parallel.join("\n")).as_bytes()));
+    let commands: Vec<&str> =
+        of_type(&evs, "tool.started").iter().map(|e| e["payload"]["command"].as_str().unwrap_or("none")).collect();
+    assert_eq!(commands, ["printf 'line1\\nline2\\n'; exit 4", "printf 'line1\\nline2\\n'; exit 5"]);
     let evs = events("acp/kilo-7.7.9-deny.input.jsonl");
     let denied = only(&evs, "tool.denied");
     assert_eq!(denied["payload"]["output"], Value::Null, "{denied}");

@@ -41,8 +41,9 @@ pub struct Acp {
     /// both directions, so the agent's requests are answered in it.
     transcript: bool,
     tools: Tools,
-    /// A first, empty `tool_call` announcement held for one line (see `Tools::is_placeholder`).
-    held: Option<(Option<String>, ToolCall)>,
+    /// First, empty `tool_call` announcements (see `Tools::is_placeholder`), each held until
+    /// its input comes or a line that is not about tool calls: at most [`HELD_CALLS`].
+    held: Vec<(Option<String>, ToolCall)>,
     /// The agent's thread reported a system error in the current turn; the agent text that
     /// follows (bounded) says what failed.
     system_error: Option<String>,
@@ -215,19 +216,27 @@ impl Acp {
                 return Err(e);
             }
         };
-        // The call's input, in a second announcement (claude-code-acp) or in the update that
-        // follows (claude-agent-acp), completes the held empty one.
-        let mut held = match (self.held.take(), &p.update) {
-            (Some((_, h)), SessionUpdate::ToolCall(c)) if h.tool_call_id == c.tool_call_id => None,
-            (Some((_, h)), SessionUpdate::ToolCallUpdate(c)) if h.tool_call_id == c.tool_call_id && Tools::has_input(c) => {
-                Some(h)
+        // The call's input, in a second announcement (claude-code-acp) or in an update
+        // (claude-agent-acp's next line; Kilo's, after the other calls it makes in parallel
+        // and their updates), completes the held empty one. Any other line starts them all.
+        let mut held = None;
+        let keep = match &p.update {
+            SessionUpdate::ToolCall(c) => {
+                self.held.retain(|(_, h)| h.tool_call_id != c.tool_call_id);
+                true
             }
-            (other, _) => {
-                self.held = other;
-                self.release_held(engine);
-                None
+            SessionUpdate::ToolCallUpdate(c) => {
+                let at = self.held.iter().position(|(_, h)| h.tool_call_id == c.tool_call_id);
+                if Tools::has_input(c) {
+                    held = at.map(|i| self.held.remove(i).1);
+                }
+                true
             }
+            _ => false,
         };
+        if !keep {
+            self.release_held(engine);
+        }
         if let SessionUpdate::Unknown = p.update {
             let kind = params::<UpdateTag>(raw).map(|t| t.update.kind).unwrap_or_default();
             return Err(LineError::UnknownType(format!("session/update {kind}")));
@@ -266,7 +275,13 @@ impl Acp {
             SessionUpdate::ToolCall(call) => {
                 self.note_dialect(&call);
                 if Tools::is_placeholder(&call, engine) {
-                    self.held = Some((p.session_id, call));
+                    if self.held.len() == HELD_CALLS {
+                        let (session, oldest) = self.held.remove(0);
+                        self.enter_session(engine, session.as_deref());
+                        self.tools.update(engine, self.dialect, oldest, true);
+                        self.enter_session(engine, p.session_id.as_deref());
+                    }
+                    self.held.push((p.session_id, call));
                 } else {
                     self.tools.update(engine, self.dialect, call, true);
                 }
@@ -323,14 +338,17 @@ impl Acp {
         }
     }
 
-    /// Starts a held announcement: the line after it did not announce the call again.
+    /// Starts the held announcements: the line after them did not announce them again.
     fn release_held(&mut self, engine: &mut Engine) {
-        if let Some((session, call)) = self.held.take() {
+        for (session, call) in std::mem::take(&mut self.held) {
             self.enter_session(engine, session.as_deref());
             self.tools.update(engine, self.dialect, call, true);
         }
     }
 }
+
+/// The most empty announcements held at once (calls announced in parallel).
+const HELD_CALLS: usize = 16;
 
 /// Appends what the agent said of a system error, up to [`SYSTEM_ERROR_TEXT`] bytes.
 fn keep_said(said: &mut String, text: &str) {
