@@ -226,9 +226,13 @@ impl Acp {
                 true
             }
             SessionUpdate::ToolCallUpdate(c) => {
-                let at = self.held.iter().position(|(_, h)| h.tool_call_id == c.tool_call_id);
-                if Tools::has_input(c) {
-                    held = at.map(|i| self.held.remove(i).1);
+                if let Some(i) = self.held.iter().position(|(_, h)| h.tool_call_id == c.tool_call_id) {
+                    let h = self.held.remove(i);
+                    match Tools::has_input(c) {
+                        true => held = Some(h.1),
+                        // An update without the input: the call starts as announced first.
+                        false => self.start_held(engine, h),
+                    }
                 }
                 true
             }
@@ -276,9 +280,8 @@ impl Acp {
                 self.note_dialect(&call);
                 if Tools::is_placeholder(&call, engine) {
                     if self.held.len() == HELD_CALLS {
-                        let (session, oldest) = self.held.remove(0);
-                        self.enter_session(engine, session.as_deref());
-                        self.tools.update(engine, self.dialect, oldest, true);
+                        let oldest = self.held.remove(0);
+                        self.start_held(engine, oldest);
                         self.enter_session(engine, p.session_id.as_deref());
                     }
                     self.held.push((p.session_id, call));
@@ -340,10 +343,15 @@ impl Acp {
 
     /// Starts the held announcements: the line after them did not announce them again.
     fn release_held(&mut self, engine: &mut Engine) {
-        for (session, call) in std::mem::take(&mut self.held) {
-            self.enter_session(engine, session.as_deref());
-            self.tools.update(engine, self.dialect, call, true);
+        for held in std::mem::take(&mut self.held) {
+            self.start_held(engine, held);
         }
+    }
+
+    /// Starts one held announcement, in its session.
+    fn start_held(&mut self, engine: &mut Engine, (session, call): (Option<String>, ToolCall)) {
+        self.enter_session(engine, session.as_deref());
+        self.tools.update(engine, self.dialect, call, true);
     }
 }
 

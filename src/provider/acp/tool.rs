@@ -39,8 +39,8 @@ struct Note {
 impl Tools {
     /// True when a first announcement is still empty (Claude's adapter sends each call
     /// twice, the first time without input), or is a command without its command (Kilo's
-    /// names only the working directory, and its first update the command): it is held for
-    /// one line so that the call starts with its command.
+    /// names only the working directory, and its update the command): it is held until its
+    /// input comes, so that the call starts with its command.
     pub fn is_placeholder(call: &ToolCall, engine: &Engine) -> bool {
         let commandless = call.kind.as_deref() == Some("execute")
             && call.raw_input.as_ref().is_some_and(|i| i.get("command").is_none());
