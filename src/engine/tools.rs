@@ -227,7 +227,7 @@ impl Engine {
         &mut self,
         id: &str,
         outcome: Outcome,
-        error: Option<ErrorInfo>,
+        mut error: Option<ErrorInfo>,
         source: Source,
         held: Option<(Stamp, (u64, u64))>,
     ) {
@@ -244,19 +244,9 @@ impl Engine {
         }
         s.counts.add(outcome);
         let mut output = tool.shell.finish(tool.command.as_deref(), bound);
-        // A call whose permission was refused never ran: what its result says is why (the
-        // agent's refusal message), not output, unless it states an exit.
-        let mut error = error;
-        if outcome == Outcome::Denied && tool.rejected && output.as_ref().is_some_and(|o| o.exit_code.is_none()) {
-            let why = output.take().and_then(|o| match (o.stdout, o.stderr) {
-                (Some(out), Some(err)) => Some(format!("{out}\n{err}")),
-                (out, err) => out.or(err),
-            });
-            let why = why.filter(|t| !t.trim().is_empty());
-            if let (None, Some(why)) = (&error, why) {
-                let message = why.trim().to_owned();
-                error = Some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action: None });
-            }
+        if outcome == Outcome::Denied && tool.rejected {
+            let why = refusal(&mut output);
+            error = error.or(why);
         }
         let error = error.or_else(|| {
             let category = outcome.default_category()?;
@@ -323,6 +313,20 @@ impl Engine {
 }
 
 /// The start of a call whose announcement was never seen.
+/// A call whose permission was refused never ran: what its result says (the agent's refusal
+/// message, from both streams) is why it was denied, not output, unless it states an exit.
+fn refusal(output: &mut Option<ShellResult>) -> Option<ErrorInfo> {
+    if output.as_ref().is_none_or(|o| o.exit_code.is_some()) {
+        return None;
+    }
+    let why = output.take().and_then(|o| match (o.stdout, o.stderr) {
+        (Some(out), Some(err)) => Some(format!("{out}\n{err}")),
+        (out, err) => out.or(err),
+    })?;
+    let message = why.trim().to_owned();
+    (!message.is_empty()).then_some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action: None })
+}
+
 fn unknown_tool(id: &str) -> ToolStarted {
     ToolStarted {
         tool_call_id: id.to_owned(),

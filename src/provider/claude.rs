@@ -94,9 +94,6 @@ const INTERRUPTED: &str = "[Request interrupted by user";
 const QWEN_CANCELLED: &str = "[Operation Cancelled]";
 /// Qwen Code reports API errors as assistant text starting so.
 const QWEN_API_ERROR: &str = "[API Error: ";
-/// The API error of a run whose every answer was cut at the output token limit (Claude Code
-/// asks the model to go on three times before it gives up).
-const OUTPUT_LIMIT: &str = "max_output_tokens";
 
 impl Parse for Claude {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
@@ -257,15 +254,17 @@ impl Claude {
         let parent = l.parent_tool_use_id;
         let streamed = message.id.as_ref().is_some_and(|id| self.streamed.contains(id));
         let synthetic = message.model.as_deref() == Some("<synthetic>");
-        let limit = wire::api_error_name(l.api_error.as_ref()) == Some(OUTPUT_LIMIT);
-        let category = if limit { "BUDGET_EXCEEDED" } else { "PROVIDER_ERROR" };
+        let category = match wire::is_output_limit(l.api_error.as_ref()) {
+            true => ErrorCategory::BudgetExceeded,
+            false => ErrorCategory::ProviderError,
+        };
         for block in message.content.into_blocks() {
             match block {
                 // API errors come as a made-up assistant message (Claude Code's model is
                 // `<synthetic>`, Qwen's text says so); the `result` that follows fails the
                 // turn, so this is a warning, not model text.
                 Block::Text { text } if synthetic || text.starts_with(QWEN_API_ERROR) => {
-                    engine.warning(text, Some(category.into()));
+                    engine.warning(text, Some(category.as_str().to_owned()));
                 }
                 Block::Text { text } if !streamed => engine.text(Role::Assistant, text, parent.clone()),
                 Block::Thinking { thinking } if !streamed => engine.reasoning(thinking, parent.clone()),

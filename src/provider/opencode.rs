@@ -14,12 +14,11 @@ use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageSc
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
 /// The OpenCode parser (also its forks': Kilo Code).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct OpenCode {
     /// The provider its sessions are named after.
     provider: &'static str,
-    /// The agent's name where an action names it (whose `permission` configuration);
-    /// empty for OpenCode's own.
+    /// The agent's name where an action names it (whose `permission` configuration).
     agent: &'static str,
     /// A permission was refused in the current step: OpenCode stops its loop after one.
     refused_in_step: bool,
@@ -29,6 +28,13 @@ pub struct OpenCode {
     ended: bool,
     /// The last part read was text the model had finished writing.
     answered: bool,
+}
+
+impl Default for OpenCode {
+    /// OpenCode's own parser.
+    fn default() -> OpenCode {
+        OpenCode::named(PROVIDER, "OpenCode")
+    }
 }
 
 /// How a run may have ended without saying so.
@@ -261,14 +267,14 @@ impl Parse for OpenCode {
             // An unnamed error right after a step that stopped on a refusal says why the run
             // stopped (Kilo Code's "run ended with an auto-rejected permission").
             Wire::Error { error: Some(WireError { name: None, data }) } if held == Some(Held::Refused) => {
-                let refused = refused_run(self.agent());
+                let refused = refused_run(self.agent);
                 let refused = ErrorInfo { message: data.message.unwrap_or(refused.message), ..refused };
                 self.end_turn(engine, Outcome::Failed, None, Some(refused));
             }
             Wire::Error { error } => self.error(engine, error),
             Wire::Done { rejected } => {
                 if held == Some(Held::Refused) || !rejected.is_empty() {
-                    self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent())));
+                    self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent)));
                 } else {
                     self.end_turn(engine, Outcome::Completed, Some("idle".into()), None);
                 }
@@ -280,7 +286,7 @@ impl Parse for OpenCode {
 
     fn finish(&mut self, engine: &mut Engine) {
         match self.held.take() {
-            Some(Held::Refused) => self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent()))),
+            Some(Held::Refused) => self.end_turn(engine, Outcome::Failed, None, Some(refused_run(self.agent))),
             Some(Held::StepError) => {
                 let error = provider_error("the model's last step ended with an error", None);
                 self.end_turn(engine, Outcome::Failed, Some("error".into()), Some(error));
@@ -300,15 +306,10 @@ impl Parse for OpenCode {
 }
 
 impl OpenCode {
-    /// One run is one turn: opened by its first event.
     /// A parser whose sessions are named after `provider`, an OpenCode fork called `agent`.
+    /// One run is one turn: opened by its first event.
     pub fn named(provider: &'static str, agent: &'static str) -> OpenCode {
-        OpenCode { provider, agent, ..OpenCode::default() }
-    }
-
-    /// The agent, as actions name it.
-    fn agent(&self) -> &'static str {
-        if self.agent.is_empty() { "OpenCode" } else { self.agent }
+        OpenCode { provider, agent, refused_in_step: false, held: None, ended: false, answered: false }
     }
 
     /// One part of an assistant message, as the stream's lines and the session files (the
@@ -401,7 +402,7 @@ impl OpenCode {
         }
         let (status, error) = match (st.status.as_str(), st.error) {
             ("completed", _) => (ToolStatus::Completed, None),
-            (_, message) => tool_error(message.unwrap_or_default(), meta, self.agent()),
+            (_, message) => tool_error(message.unwrap_or_default(), meta, self.agent),
         };
         if status == ToolStatus::Completed && kind == ToolKind::Edit {
             for (path, change) in file_changes(&part.tool, st.input.as_ref(), meta) {
@@ -552,7 +553,7 @@ pub(super) const DIALECT: super::Dialect = super::Dialect {
     family: "opencode",
     opens: &[],
     claim,
-    parser: || Box::new(OpenCode::named(PROVIDER, "OpenCode")),
+    parser: || Box::new(OpenCode::default()),
 };
 
 /// The `type`s OpenCode's run prints.

@@ -372,13 +372,10 @@ pub(super) fn stop_outcome(reason: &str) -> (Outcome, Option<ErrorInfo>) {
         "refusal" => (Outcome::Failed, Some(crate::provider::errors::refused())),
         "end_turn" => (Outcome::Completed, None),
         // Not one of the schema's reasons: how the turn ended is not known, so not ok.
-        other => (
-            Outcome::Failed,
-            Some(ErrorInfo {
-                category: ErrorCategory::ProviderError,
-                message: format!("the turn ended with stop reason {other:?}, which is not one ACP defines"),
-                action: Some("check the agent's ACP version, or report the new stop reason".into()),
-            }),
+        other => failed(
+            ErrorCategory::ProviderError,
+            &format!("the turn ended with stop reason {other:?}, which is not one ACP defines"),
+            "check the agent's ACP version, or report the new stop reason",
         ),
     }
 }

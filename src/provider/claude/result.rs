@@ -38,7 +38,7 @@ impl Claude {
         }
         let message = r.error.and_then(|e| e.message).or(r.result).unwrap_or_default();
         let (outcome, error) = match r.subtype.as_str() {
-            _ if super::wire::api_error_name(r.api_error.as_ref()) == Some(super::OUTPUT_LIMIT) => {
+            _ if super::wire::is_output_limit(r.api_error.as_ref()) => {
                 let action = Some("raise CLAUDE_CODE_MAX_OUTPUT_TOKENS, or ask for the work in smaller pieces".into());
                 (Outcome::Failed, Some(ErrorInfo { action, ..output_limit(message) }))
             }

@@ -38,7 +38,7 @@ pub(super) struct AssistantLine {
     #[serde(alias = "sessionId")]
     pub session_id: Option<String>,
     timestamp: Option<String>,
-    /// The API error a made-up (`<synthetic>`) message reports (see [`api_error_name`]).
+    /// The API error a made-up (`<synthetic>`) message reports (see [`is_output_limit`]).
     pub api_error: Option<Value>,
 }
 
@@ -378,7 +378,7 @@ pub(super) struct Result {
     #[serde(default)]
     pub is_error: bool,
     pub api_error_status: Option<u16>,
-    /// The API error that ended the run (see [`api_error_name`]).
+    /// The API error that ended the run (see [`is_output_limit`]).
     pub api_error: Option<Value>,
     pub duration_ms: Option<u64>,
     pub result: Option<String>,
@@ -468,10 +468,12 @@ impl TryFrom<RawStreamEvent> for StreamEvent {
 /// The `type`s Claude Code defines.
 pub(super) const KNOWN: [&str; 6] = ["system", "assistant", "user", "result", "stream_event", "rate_limit_event"];
 
-/// An API error's name (`max_output_tokens`): the field is a name, and read leniently (an
-/// object's `type`), as a shape it does not expect must not make the line unreadable.
-pub(super) fn api_error_name(v: Option<&Value>) -> Option<&str> {
-    v.and_then(|v| v.as_str().or_else(|| v.get("type")?.as_str()))
+/// True when an `api_error` is `max_output_tokens`: every answer was cut at the output token
+/// limit (Claude Code asks the model to go on three times before it gives up). The field is
+/// a name, read leniently (an object's `type`): a shape it does not expect must not make the
+/// line unreadable.
+pub(super) fn is_output_limit(api_error: Option<&Value>) -> bool {
+    api_error.and_then(|v| v.as_str().or_else(|| v.get("type")?.as_str())) == Some("max_output_tokens")
 }
 
 #[cfg(test)]
