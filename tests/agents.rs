@@ -305,6 +305,24 @@ fn a_cut_answer_is_a_run_over_its_budget_in_opencode_and_codex() {
     }
 }
 
+/// An OpenCode step that ends with a finish reason other than those that say how the answer
+/// ended (the AI SDK's `other` and `unknown`, or a new name) ends a run that is not ok; the
+/// recorded `stop` stays a success.
+#[test]
+fn an_opencode_answer_with_an_unknown_finish_reason_is_not_ok() {
+    let text = String::from_utf8(read("opencode/text.input.jsonl")).unwrap();
+    assert_eq!(summary(&events("opencode/text.input.jsonl"))["ok"], true);
+    for reason in ["other", "unknown", "pause"] {
+        let input = text.replace(r#""reason":"stop""#, &format!(r#""reason":"{reason}""#));
+        let evs = json_lines(&run("normalize", &[], input.as_bytes()));
+        let s = summary(&evs);
+        assert_eq!((&s["ok"], &s["error"]["category"]), (&Value::Bool(false), &"PROVIDER_ERROR".into()), "{reason}");
+        let end = of_type(&evs, "turn.failed");
+        assert_eq!(end.len(), 1, "{reason}");
+        assert!(end[0]["payload"]["error"]["message"].as_str().unwrap().contains(reason), "{reason}");
+    }
+}
+
 /// Qwen Code's `system/retry` lines (it asks the model again, as past an answer cut at the
 /// output limit) are understood: warnings, not raw lines of a type not understood.
 #[test]

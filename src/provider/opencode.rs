@@ -447,7 +447,17 @@ impl OpenCode {
                 let error = output_limit("the model's answer was cut at its output token limit".into());
                 self.end_turn(engine, Outcome::Failed, Some("length".into()), Some(error));
             }
-            Some(reason) => self.end_turn(engine, Outcome::Completed, Some(reason.to_owned()), None),
+            Some("stop") => self.end_turn(engine, Outcome::Completed, Some("stop".into()), None),
+            // `other`, `unknown` (the AI SDK's names for a reason it could not map) or a new
+            // name: how the answer ended is not known, so the run is not ok.
+            Some(reason) => {
+                let error = ErrorInfo {
+                    category: ErrorCategory::ProviderError,
+                    message: format!("the model's answer ended with finish reason {reason:?}, which does not say it was complete"),
+                    action: Some("check the answer, and the provider's finish reason in its own logs".into()),
+                };
+                self.end_turn(engine, Outcome::Failed, Some(reason.to_owned()), Some(error));
+            }
         }
     }
 
