@@ -23,12 +23,14 @@ pub mod scrub;
 pub mod summarize;
 pub mod truncate;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, ValueEnum};
+
+use crate::io::{Files, SourceNotes, Unreadable};
 
 /// Options every binary takes.
 #[derive(Debug, Clone, Args)]
@@ -165,13 +167,32 @@ pub(crate) struct Diagnostics {
     shown: Cell<usize>,
     hidden: Cell<usize>,
     unreadable: Cell<u64>,
+    /// The input's files, when it names them, so that a line is cited by its file.
+    files: RefCell<Files>,
 }
 
 impl Diagnostics {
     const LIMIT: usize = 20;
 
     pub(crate) fn new(name: &'static str) -> Diagnostics {
-        Diagnostics { name, shown: Cell::new(0), hidden: Cell::new(0), unreadable: Cell::new(0) }
+        Diagnostics {
+            name,
+            shown: Cell::new(0),
+            hidden: Cell::new(0),
+            unreadable: Cell::new(0),
+            files: RefCell::default(),
+        }
+    }
+
+    /// The file `name` begins after line `before` of the whole input.
+    pub(crate) fn begin_file(&self, before: u64, name: &str) {
+        self.files.borrow_mut().begin(before, name);
+    }
+
+    /// Line `n` of the whole input for a person: `line 7`, or `FILE: line 3` when the input
+    /// names its files.
+    pub(crate) fn line(&self, n: u64) -> String {
+        self.files.borrow().cite(n, n)
     }
 
     pub(crate) fn say(&self, msg: &str) {
@@ -201,6 +222,16 @@ impl Diagnostics {
             0 => Ok(if rejected { Outcome::Rejected } else { Outcome::Success }),
             n => anyhow::bail!("{n} input file(s) could not be read (see above)"),
         }
+    }
+}
+
+impl SourceNotes for &Diagnostics {
+    fn begin(&mut self, before: u64, name: &str) {
+        self.begin_file(before, name);
+    }
+
+    fn unreadable(&mut self, u: Unreadable) {
+        Diagnostics::unreadable(self, u);
     }
 }
 

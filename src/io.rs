@@ -3,6 +3,7 @@
 //! output buffer that only ever writes whole lines and flushes before input would block.
 //! This file owns the signals that ask a filter to stop; the rest is in its submodules.
 
+mod files;
 mod input;
 mod line;
 mod read;
@@ -10,10 +11,11 @@ mod source;
 mod walk;
 mod write;
 
+pub use files::Files;
 pub(crate) use input::Opaque;
 pub use input::{Input, LinesOut, Produced};
 pub use line::{decoding, is_blank, Line, LineReader};
-pub use read::{each_line, read_events, read_lines, EventLine, LineSink, Reading};
+pub use read::{each_line, read_lines, EventLine, LineSink, Reading, SourceNotes};
 pub use source::{Formats, JsonLines, Opened, Source, SourceIter, Sources, Unreadable, HEAD_BYTES};
 pub use write::LineWriter;
 

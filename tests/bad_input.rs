@@ -357,3 +357,32 @@ fn merged_claude_runs_keep_each_system_line_in_its_own_session() {
     assert_eq!(events[0]["type"], "session.started");
     assert_eq!(events[0]["payload"]["providerVersion"], "2.1.332");
 }
+
+/// A line that is not read as it should be is cited by its file and that file's own line
+/// number when the input names its files, as `rawRef` cites it: by every binary.
+#[test]
+fn a_rejected_line_is_cited_by_its_file_and_its_line_there() {
+    let dir = std::env::temp_dir().join(format!("minicode-cite-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let canonical = run("normalize", &[], &read("codex/exit4.input.jsonl"));
+    let (good, bad) = (dir.join("good.jsonl"), dir.join("bad.jsonl"));
+    std::fs::write(&good, &canonical).unwrap();
+    std::fs::write(&bad, "{\"x\":1}\nnot json\n").unwrap();
+    let (good, bad) = (good.to_str().unwrap(), bad.to_str().unwrap());
+    let lines = canonical.iter().filter(|&&b| b == b'\n').count();
+    for name in ["summarize", "project", "scrub", "truncate"] {
+        let out = bin(name).args([good, bad]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("{bad}: line 2: ")), "{name}: {stderr}");
+        assert!(!stderr.contains(&format!("line {}", lines + 2)), "{name}: {stderr}");
+        // One input alone names no file.
+        let alone = bin(name).arg(bad).output().unwrap();
+        assert!(String::from_utf8_lossy(&alone.stderr).contains(&format!("{name}: line 2: ")), "{name}");
+    }
+    let weird = dir.join("weird.jsonl");
+    std::fs::write(&weird, "{\"type\":\"weird.thing\"}\n").unwrap();
+    let out = bin("normalize").args([good, weird.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains(&format!("{}: line 1: 1 JSON line(s) of no dialect", weird.display())), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}

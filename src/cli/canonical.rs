@@ -193,6 +193,9 @@ impl<'a, C: Canonical> Reader<'a, C> {
 impl<C: Canonical> LineSink for Reader<'_, C> {
     fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
         let name = self.names_files.then(|| source.name());
+        if let Some(name) = &name {
+            self.diag.begin_file(self.n, name);
+        }
         if let Input::Undecided(begun) = &self.input {
             // The file before held text alone: it goes as the one before it went.
             if self.decided && begun.iter().any(|b| b.held.iter().any(|h| matches!(h, Held::Text(..)))) {

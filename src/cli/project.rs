@@ -307,7 +307,7 @@ impl<W: Write> Shower<'_, W> {
 
     fn bad_line(&mut self, n: u64, error: &str) {
         self.rejected = true;
-        self.diag.say(&format!("line {n}: not a canonical event: {error}"));
+        self.diag.say(&format!("{}: not a canonical event: {error}", self.diag.line(n)));
     }
 
     /// Shows a batch that has been read, leaving it empty.

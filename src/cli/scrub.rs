@@ -84,23 +84,19 @@ impl Command for Args {
         let mut run = Run { scrubber: Scrubber::new(), diag: &diag, rejected: false, at_summary: BTreeMap::new() };
         if self.text {
             let mut text = TextScrubber::new();
-            read_lines(
-                sources,
-                self.line_limit.max_line_bytes,
-                &mut out,
-                |u| diag.unreadable(u),
-                |n, line, out| {
-                    let (line, oversized) = line.into_text();
-                    if let Some(bytes) = oversized {
-                        run.reject(&oversized_message(n, bytes, line.len()));
-                    }
-                    Ok(text.line(&mut run.scrubber, &line, |s| out.write_line(s))?)
-                },
-            )?;
+            read_lines(sources, self.line_limit.max_line_bytes, &mut out, &diag, |n, line, out| {
+                let (line, oversized) = line.into_text();
+                if let Some(bytes) = oversized {
+                    run.reject(&oversized_message(&run.diag.line(n), bytes, line.len()));
+                }
+                Ok(text.line(&mut run.scrubber, &line, |s| out.write_line(s))?)
+            })?;
             text.finish(&mut run.scrubber, |s| out.write_line(s))?;
         } else {
             let pauses = Pauses::for_clock(Clock::from_env());
-            let mut sink = Jsonl { run, out: &mut out, n: 0, streams: Holder::new(pauses), ready: Vec::new() };
+            let names_files = sources.names_files();
+            let mut sink =
+                Jsonl { run, out: &mut out, n: 0, names_files, streams: Holder::new(pauses), ready: Vec::new() };
             each_line(sources, self.line_limit.max_line_bytes, &mut sink)?;
             sink.streams.decide_all(&mut sink.ready);
             sink.write_ready()?;
@@ -116,8 +112,8 @@ impl Command for Args {
 }
 
 /// The message for a line over `--max-line-bytes` (shared with `truncate`).
-pub(super) fn oversized_message(n: u64, bytes: u64, kept: usize) -> String {
-    format!("line {n}: {bytes} bytes is over --max-line-bytes; only its first {kept} bytes are kept")
+pub(super) fn oversized_message(line: &str, bytes: u64, kept: usize) -> String {
+    format!("{line}: {bytes} bytes is over --max-line-bytes; only its first {kept} bytes are kept")
 }
 
 /// A line waiting behind the held tail of a stream (see [`Holder`]): a delta event is read,
@@ -173,6 +169,8 @@ struct Jsonl<'a, 'd, W: Write> {
     run: Run<'d>,
     out: &'a mut LineWriter<W>,
     n: u64,
+    /// The input names its files: diagnostics cite a line by its file.
+    names_files: bool,
     streams: Holder<Waiting>,
     ready: Vec<Waiting>,
 }
@@ -192,7 +190,10 @@ impl<W: Write> Jsonl<'_, '_, W> {
 }
 
 impl<W: Write> LineSink for Jsonl<'_, '_, W> {
-    fn begin(&mut self, _: &Source, flush: bool) -> anyhow::Result<bool> {
+    fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
+        if self.names_files {
+            self.run.diag.begin_file(self.n, &source.name());
+        }
         if flush {
             self.idle()?;
         }
@@ -203,7 +204,7 @@ impl<W: Write> LineSink for Jsonl<'_, '_, W> {
         self.n += 1;
         let (line, oversized) = line.into_text();
         if let Some(bytes) = oversized {
-            self.run.reject(&oversized_message(self.n, bytes, line.len()));
+            self.run.reject(&oversized_message(&self.run.diag.line(self.n), bytes, line.len()));
         }
         // The common case, nothing held and no delta: the line is scrubbed as it is.
         let plain = canonical_type(&line).is_some_and(|t| !matches!(t, "text" | "reasoning" | "tool.output"));
@@ -263,7 +264,10 @@ impl Run<'_> {
                 // A control byte may be all that kept the line from being JSON: once it is
                 // gone the next reader sees JSON, so the line is scrubbed as that JSON now.
                 if classify(&text) != LineKind::Text {
-                    self.reject(&format!("line {n}: not JSON until its control bytes were removed; scrubbed and kept"));
+                    self.reject(&format!(
+                        "{}: not JSON until its control bytes were removed; scrubbed and kept",
+                        self.diag.line(n)
+                    ));
                     return self.jsonl_line(n, &text, buf);
                 }
                 buf.extend_from_slice(text.as_bytes());
@@ -272,14 +276,19 @@ impl Run<'_> {
         match kind {
             LineKind::Event { summary: true } => {
                 if let Err(e) = self.update_summary(buf) {
-                    self.reject(&format!("line {n}: a summary that is not a valid event ({e}); scrubbed and kept"));
+                    self.reject(&format!(
+                        "{}: a summary that is not a valid event ({e}); scrubbed and kept",
+                        self.diag.line(n)
+                    ));
                 }
             }
             LineKind::Event { summary: false } => {}
-            LineKind::Json => {
-                self.reject(&format!("line {n}: JSON but not a {} event; scrubbed and kept", crate::event::SCHEMA))
-            }
-            LineKind::Text => self.reject(&format!("line {n}: not JSON; scrubbed as text and kept")),
+            LineKind::Json => self.reject(&format!(
+                "{}: JSON but not a {} event; scrubbed and kept",
+                self.diag.line(n),
+                crate::event::SCHEMA
+            )),
+            LineKind::Text => self.reject(&format!("{}: not JSON; scrubbed as text and kept", self.diag.line(n))),
         }
         Ok(())
     }

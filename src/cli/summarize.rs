@@ -150,7 +150,7 @@ impl Canonical for Summary<'_> {
         };
         self.rejected = true;
         self.s.invalid(&seen);
-        self.diag.say(&format!("line {n}: not a canonical event: {error}"));
+        self.diag.say(&format!("{}: not a canonical event: {error}", self.diag.line(n)));
         Ok(())
     }
 

@@ -131,33 +131,27 @@ impl Command for Args {
         let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
         let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
-        read_lines(
-            sources,
-            self.line_limit.max_line_bytes,
-            &mut out,
-            |u| diag.unreadable(u),
-            |n, line, out| {
-                let (line, oversized) = line.into_text();
-                if let Some(bytes) = oversized {
-                    rejected = true;
-                    diag.say(&super::scrub::oversized_message(n, bytes, line.len()));
+        read_lines(sources, self.line_limit.max_line_bytes, &mut out, &diag, |n, line, out| {
+            let (line, oversized) = line.into_text();
+            if let Some(bytes) = oversized {
+                rejected = true;
+                diag.say(&super::scrub::oversized_message(&diag.line(n), bytes, line.len()));
+            }
+            let start = out.line_buf().len();
+            if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
+                rejected = true;
+                diag.say(&format!("{}: {why}; bounded and kept", diag.line(n)));
+            }
+            if n == 1 {
+                // The next reader would take a U+FEFF that starts the output for a byte order
+                // mark (one can come from a cut, or from a second mark after the first).
+                let buf = out.line_buf();
+                while buf[start..].starts_with(BOM) {
+                    buf.drain(start..start + BOM.len());
                 }
-                let start = out.line_buf().len();
-                if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
-                    rejected = true;
-                    diag.say(&format!("line {n}: {why}; bounded and kept"));
-                }
-                if n == 1 {
-                    // The next reader would take a U+FEFF that starts the output for a byte order
-                    // mark (one can come from a cut, or from a second mark after the first).
-                    let buf = out.line_buf();
-                    while buf[start..].starts_with(BOM) {
-                        buf.drain(start..start + BOM.len());
-                    }
-                }
-                Ok(out.end_line()?)
-            },
-        )?;
+            }
+            Ok(out.end_line()?)
+        })?;
         out.flush()?;
         std::io::stderr().flush().ok();
         diag.outcome(rejected)

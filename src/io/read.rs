@@ -1,6 +1,6 @@
 //! The one input loop every filter uses ([`each_line`] and its [`LineSink`]), with the two
-//! ways the filters drive it: raw lines ([`read_lines`]) and canonical events
-//! ([`read_events`], a line at a time [`Reading::event_line`]).
+//! ways the filters drive it: raw lines ([`read_lines`]) and canonical events, a line at a
+//! time ([`Reading::event_line`]).
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -110,7 +110,7 @@ pub enum EventLine<'a> {
     },
 }
 
-/// How [`read_events`] reads each line.
+/// How a filter of canonical events reads each line.
 #[derive(Debug, Clone, Copy)]
 pub struct Reading {
     /// Remove control bytes from every string value first (ids and names too), for output
@@ -152,46 +152,44 @@ impl Reading {
     }
 }
 
-/// Reads canonical JSONL from `sources` in order, as `how` says, calling `on` for every
-/// non-blank line with its 1-based number (counted across sources); see [`read_lines`].
-pub fn read_events<W: Write>(
-    sources: &Sources,
-    max_line: usize,
-    how: Reading,
-    output: &mut LineWriter<W>,
-    unreadable: impl FnMut(Unreadable),
-    mut on: impl FnMut(u64, EventLine<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
-) -> anyhow::Result<u64> {
-    read_lines(sources, max_line, output, unreadable, |n, line, output| match how.event_line(line) {
-        Some(item) => on(n, item, output),
-        None => Ok(()),
-    })
+/// What [`read_lines`] tells of its sources, besides their lines.
+pub trait SourceNotes {
+    /// The file `name` begins after line `before` of the whole input (said only when the
+    /// input names its files).
+    fn begin(&mut self, before: u64, name: &str);
+    /// A source could not be read; the others still are.
+    fn unreadable(&mut self, u: Unreadable);
 }
 
 /// Reads the lines of `sources` in order ([`each_line`]), calling `on` for every line
-/// (blank ones too) with its 1-based number (counted across sources), and flushing `output`
-/// whenever the next read could block. Returns the number of lines.
-pub fn read_lines<W: Write, U: FnMut(Unreadable), F>(
+/// (blank ones too) with its 1-based number (counted across sources), telling `notes` where
+/// each file begins and which could not be read, and flushing `output` whenever the next
+/// read could block. Returns the number of lines.
+pub fn read_lines<W: Write, N: SourceNotes, F>(
     sources: &Sources,
     max_line: usize,
     output: &mut LineWriter<W>,
-    unreadable: U,
+    notes: N,
     on: F,
 ) -> anyhow::Result<u64>
 where
     F: FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
 {
-    struct Sink<'a, W: Write, U, F> {
+    struct Sink<'a, W: Write, N, F> {
         n: u64,
+        names_files: bool,
         output: &'a mut LineWriter<W>,
-        unreadable: U,
+        notes: N,
         on: F,
     }
-    impl<W: Write, U: FnMut(Unreadable), F> LineSink for Sink<'_, W, U, F>
+    impl<W: Write, N: SourceNotes, F> LineSink for Sink<'_, W, N, F>
     where
         F: FnMut(u64, Line<'_>, &mut LineWriter<W>) -> anyhow::Result<()>,
     {
-        fn begin(&mut self, _: &Source, flush: bool) -> anyhow::Result<bool> {
+        fn begin(&mut self, source: &Source, flush: bool) -> anyhow::Result<bool> {
+            if self.names_files {
+                self.notes.begin(self.n, &source.name());
+            }
             if flush {
                 self.output.flush()?;
             }
@@ -207,10 +205,10 @@ where
             Ok(true)
         }
         fn unreadable(&mut self, u: Unreadable) {
-            (self.unreadable)(u);
+            self.notes.unreadable(u);
         }
     }
-    let mut sink = Sink { n: 0, output, unreadable, on };
+    let mut sink = Sink { n: 0, names_files: sources.names_files(), output, notes, on };
     each_line(sources, max_line, &mut sink)?;
     sink.output.flush()?;
     Ok(sink.n)

@@ -18,7 +18,7 @@ use super::{leading_type, type_of, LineError, Probe, Provider, Verdict};
 use crate::engine::clock::Clock;
 use crate::engine::Engine;
 use crate::event::{ErrorCategory, ErrorInfo, Event, RawReason, RawRef, SessionStarted};
-use crate::io::Line;
+use crate::io::{Files, Line};
 
 /// At most this many lines wait for the line that decides between dialects…
 const HOLD_LINES: usize = 16;
@@ -39,9 +39,8 @@ pub struct Normalizer {
     held: Option<Held>,
     engine: Engine,
     line_no: u64,
-    /// The input files, by the number of the line before each one's first, when provenance
-    /// names them (empty otherwise): one entry per file.
-    files: Vec<(u64, Arc<str>)>,
+    /// The input files, when provenance names them.
+    files: Files,
     checked: bool,
     /// The run being read: what its parser was given and could not read.
     run: Run,
@@ -95,7 +94,7 @@ impl Normalizer {
             held: None,
             engine: Engine::new(clock, bound),
             line_no: 0,
-            files: Vec::new(),
+            files: Files::default(),
             checked: false,
             run: Run { dialect: from, ..Run::default() },
             understood: false,
@@ -122,7 +121,7 @@ impl Normalizer {
                 self.begin(p);
             }
         }
-        self.files.push((self.line_no, Arc::from(name)));
+        self.files.begin(self.line_no, name);
     }
 
     /// Counts an input file that could not be read, for the summary.
@@ -331,8 +330,7 @@ impl Normalizer {
     /// the lost record may have been a call or the answer.
     fn check_cut(&mut self) {
         if let Some(n) = self.run.cut.take() {
-            let before = self.files.last().map_or(0, |(before, _)| *before);
-            self.engine.input_cut(n - before);
+            self.engine.input_cut(n - self.files.before_last());
         }
     }
 
@@ -343,11 +341,7 @@ impl Normalizer {
         if run.refused == 0 {
             return;
         }
-        let lines = if run.first == run.last {
-            format!("line {}", run.first)
-        } else {
-            format!("lines {}-{}", run.first, run.last)
-        };
+        let lines = self.files.cite(run.first, run.last);
         let types = if run.types.is_empty() { String::new() } else { format!(" (types: {})", run.types.join(", ")) };
         let message = if run.unknown {
             format!("{lines}: {} JSON line(s) of no dialect normalize reads{types}; kept as raw events", run.refused)
@@ -558,11 +552,10 @@ fn is_damaged_record(text: &str) -> bool {
 /// Turns provenance in lines of the whole input into the file and that file's lines. A span
 /// that began in an earlier file (lines with no meaning of their own at its end) is cut to
 /// the file of its last line.
-fn locate(files: &[(u64, Arc<str>)], r: &mut RawRef) {
+fn locate(files: &Files, r: &mut RawRef) {
     let last = r.last();
-    let Some(i) = files.partition_point(|(before, _)| *before < last).checked_sub(1) else { return };
-    let (before, name) = &files[i];
-    *r = RawRef { file: Some(Arc::clone(name)), ..RawRef::span(r.line.saturating_sub(*before).max(1), last - before) };
+    let Some((name, before)) = files.of(last) else { return };
+    *r = RawRef { file: Some(Arc::clone(name)), ..RawRef::span(r.line.saturating_sub(before).max(1), last - before) };
 }
 
 impl Held {
