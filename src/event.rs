@@ -39,3 +39,14 @@ pub use vocab::{
 
 /// The schema name every event carries.
 pub const SCHEMA: &str = "minicode.output.v1";
+
+/// Why one line is not an event, for a person: serde's message with its column, without
+/// the "line 1" serde counts in a line read alone (the caller cites the input's line).
+pub fn line_error(e: &serde_json::Error) -> String {
+    let message = e.to_string();
+    let at = format!(" at line {} column {}", e.line(), e.column());
+    match message.strip_suffix(&at) {
+        Some(m) if e.line() == 1 => format!("{m} (column {})", e.column()),
+        _ => message,
+    }
+}

@@ -167,3 +167,12 @@ fn the_man_page_lists_every_type_and_every_envelope_field() {
     keys.sort();
     assert_eq!(fields, keys, "man/minicode-output.7, ENVELOPE");
 }
+
+#[test]
+fn a_line_error_names_its_column_not_line_1() {
+    let e = serde_json::from_str::<Event>(r#"{"x":1}"#).unwrap_err();
+    assert_eq!(crate::event::line_error(&e), "missing field `type` (column 7)");
+    // An error past a line's end is said as serde says it.
+    let e = serde_json::from_str::<serde_json::Value>("{\n").unwrap_err();
+    assert_eq!(crate::event::line_error(&e), e.to_string());
+}

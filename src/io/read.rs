@@ -128,7 +128,7 @@ impl Reading {
             Line::Text(t) if is_blank(&t) => return None,
             Line::Text(t) => match self.read(&t) {
                 Ok(event) => EventLine::Event { event, text: t },
-                Err(e) => EventLine::Bad { error: e.to_string(), text: t },
+                Err(e) => EventLine::Bad { error: crate::event::line_error(&e), text: t },
             },
             Line::Oversized { bytes, sample } => {
                 EventLine::Bad { text: Cow::Owned(sample), error: format!("{bytes} bytes is over the line limit") }

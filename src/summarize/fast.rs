@@ -50,7 +50,7 @@ impl Summarizer {
     /// Takes a line already cleaned of control bytes into account the typed way, as one
     /// whole [`Event`]; `digest` is the [`line_digest`] of the line as it was read.
     fn typed(&mut self, line: &str, digest: u128) -> Result<(), String> {
-        let mut ev: Event = serde_json::from_str(line).map_err(|e| e.to_string())?;
+        let mut ev: Event = serde_json::from_str(line).map_err(|e| crate::event::line_error(&e))?;
         let session = std::mem::take(&mut ev.session_id);
         self.take(&session, ev, None, &[], digest);
         Ok(())
