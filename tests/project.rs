@@ -88,6 +88,21 @@ fn jsonl_is_the_input_byte_for_byte() {
     }
 }
 
+/// Lines as large as a batch go through the reading threads in their place among the
+/// others, and lines larger than a batch may hold are read in order on the main thread.
+#[test]
+fn lines_of_every_size_keep_their_order() {
+    let line = |seq: usize, len: usize| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"s:1:{seq}","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s","turnId":1,"source":"normalizer","severity":"info","visibility":["normal","verbose","debug","machine"],"payload":{{"role":"assistant","delta":"{}"}}}}"#,
+            char::from(b'a' + (seq % 26) as u8).to_string().repeat(len)
+        ) + "\n"
+    };
+    let sizes = [10, 300 << 10, 10, 10, 5 << 20, 300 << 10, 300 << 10, 10, 1 << 20, 10, 5 << 20, 10];
+    let input: String = (0..48).map(|i| line(i, sizes[i % sizes.len()])).collect();
+    assert!(project(&["--mode", "jsonl"], input.as_bytes()) == input.as_bytes(), "jsonl changed the input");
+}
+
 #[test]
 fn normal_is_the_default_and_hides_ids_tokens_and_raw_output() {
     let input = case_input("kitchen-sink");

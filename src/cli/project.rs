@@ -202,6 +202,12 @@ type Read = Option<Result<Event, String>>;
 impl Pending {
     /// A batch is handed to the readers once it holds this much.
     const FULL: usize = 256 * 1024;
+    /// The largest line a batch takes. A line as large as a batch went through this thread
+    /// and stopped the readers' pipeline while it did (tool output up to its 256 KiB bound
+    /// makes many such lines, a canonical event rarely more than a few); past this size a
+    /// line is still read here, so the batches in flight never hold more than a few
+    /// megabytes however large the input's lines.
+    const LARGEST: usize = 4 * Pending::FULL;
 
     /// Reads every entry, scrubbing the events when `scrub`.
     fn read(&self, how: Reading, scrub: bool, scrubber: &mut Scrubber) -> Vec<Read> {
@@ -322,6 +328,10 @@ impl<W: Write> Shower<'_, W> {
             }
         }
         text.clear();
+        if text.capacity() > 2 * Pending::FULL {
+            // A large line grew it: the buffer goes round again at a batch's size.
+            text.shrink_to(Pending::FULL);
+        }
         Ok(())
     }
 
@@ -363,7 +373,7 @@ impl<W: Write> Canonical for Shower<'_, W> {
     fn line(&mut self, n: u64, line: Line<'_>) -> anyhow::Result<()> {
         match line {
             Line::Text(t) if is_blank(&t) => Ok(()),
-            Line::Text(t) if self.batching && t.len() < Pending::FULL => {
+            Line::Text(t) if self.batching && t.len() <= Pending::LARGEST => {
                 let at = self.pending.text.len();
                 self.pending.text.push_str(&t);
                 self.pending.entries.push(Entry::Line(n, at..self.pending.text.len()));
@@ -372,8 +382,8 @@ impl<W: Write> Canonical for Shower<'_, W> {
                     false => Ok(()),
                 }
             }
-            // Without batches, or a line as large as one, or over the line limit: read here,
-            // not copied.
+            // Without batches, or a line larger than a batch may hold, or over the line
+            // limit: read here, not copied.
             line => {
                 self.settle()?;
                 match self.how.event_line(line) {
