@@ -567,6 +567,10 @@ impl Engine {
             UsageScope::Cumulative => {
                 let added = usage.since(&s.usage);
                 s.usage = usage;
+                if added.is_nothing() {
+                    // The running total did not grow: no event says so.
+                    return;
+                }
                 added
             }
         };

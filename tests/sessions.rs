@@ -294,6 +294,74 @@ fn a_droid_sessions_usage_is_read_from_its_settings_and_is_the_streams() {
     }
 }
 
+/// A resumed session's two streams, read together, count each invocation's figures once.
+/// Claude Code's and Qwen Code's resumed process reports the whole session's figures (both
+/// invocations'), Gemini CLI's its own, Codex's `turn.completed` the thread's running total.
+#[test]
+fn a_resumed_sessions_streams_count_each_invocations_usage_once() {
+    let results = |run: &Run, kind: &str| -> Vec<Value> {
+        run.streams
+            .iter()
+            .flat_map(|s| json_lines(&read(&format!("{}/{s}", run.dir))))
+            .filter(|l| l["type"] == kind)
+            .collect()
+    };
+    let input = |events: &[Value]| events.last().expect("a summary")["payload"]["usage"]["input_tokens"].as_u64();
+    for dir in ["claude-code-2.1.332", "qwen-code-0.24.4", "gemini-cli-0.61.0", "codex-0.171.0"] {
+        let run = RUNS.iter().find(|r| r.dir == format!("sessions/{dir}/resume")).expect("a resumed run");
+        let streams: Vec<String> = run.streams.iter().map(|s| (*s).to_owned()).collect();
+        let read = input(&normalize(run, &streams).1);
+        let (stated, last): (u64, _) = match dir {
+            "claude-code-2.1.332" => {
+                let r = results(run, "result");
+                let models = r.last().unwrap()["modelUsage"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|m| m["inputTokens"].as_u64().unwrap())
+                    .sum();
+                (
+                    models,
+                    r[0]["modelUsage"]
+                        .as_object()
+                        .unwrap()
+                        .values()
+                        .map(|m| m["inputTokens"].as_u64().unwrap())
+                        .sum::<u64>(),
+                )
+            }
+            "qwen-code-0.24.4" => {
+                let r = results(run, "result");
+                (
+                    r.last().unwrap()["usage"]["input_tokens"].as_u64().unwrap(),
+                    r[0]["usage"]["input_tokens"].as_u64().unwrap(),
+                )
+            }
+            "gemini-cli-0.61.0" => {
+                let r = results(run, "result");
+                (
+                    r.iter().map(|r| r["stats"]["input"].as_u64().unwrap()).sum(),
+                    r[0]["stats"]["input"].as_u64().unwrap(),
+                )
+            }
+            _ => {
+                let r = results(run, "turn.completed");
+                (
+                    r.last().unwrap()["usage"]["input_tokens"].as_u64().unwrap(),
+                    r[0]["usage"]["input_tokens"].as_u64().unwrap(),
+                )
+            }
+        };
+        assert!(stated > last, "{dir}: the second invocation adds to the first");
+        assert_eq!(read, Some(stated), "{dir}");
+    }
+    // Claude Code's transcript holds every call the stream counts: the two agree exactly.
+    let claude = RUNS.iter().find(|r| r.dir == "sessions/claude-code-2.1.332/resume").unwrap();
+    let streams: Vec<String> = claude.streams.iter().map(|s| (*s).to_owned()).collect();
+    let usage = |events: &[Value]| events.last().unwrap()["payload"]["usage"].clone();
+    assert_eq!(usage(&normalize(claude, &streams).1), usage(&normalize(claude, &session_files(claude)).1));
+}
+
 /// Qwen Code keeps a denied call only in the telemetry of its transcript: it is the
 /// stream's denial (`tool.denied`, `PERMISSION_DENIED`), of the agent that made it: the
 /// background memory extractor, which no call spawned, so a child of the extractor's id. The

@@ -419,6 +419,16 @@ impl Usage {
         *self == Usage::default()
     }
 
+    /// True when every figure is unknown or zero: an increment that adds nothing.
+    pub fn is_nothing(&self) -> bool {
+        let zero = |v: Option<u64>| v.is_none_or(|v| v == 0);
+        zero(self.input_tokens)
+            && zero(self.output_tokens)
+            && zero(self.cache_read)
+            && zero(self.cache_write)
+            && self.cost_usd.is_none_or(|c| c == 0.0)
+    }
+
     /// Adds another report to this total; what neither knows stays unknown. Counts come from
     /// the input, so they saturate rather than wrap (or panic) on absurd values.
     pub fn add(&mut self, other: &Usage) {

@@ -208,7 +208,9 @@ impl Parse for Gemini {
                         cache_write: None,
                         cost_usd: None,
                     };
-                    engine.usage(usage, UsageScope::Total);
+                    // The figures of this process alone: a resumed session's next process
+                    // reports its own (Gemini CLI 0.61.0), so they add up.
+                    engine.usage(usage, UsageScope::Increment);
                     if let Some(ms) = s.duration_ms.filter(|&ms| ms > 0) {
                         engine.set_turn_duration(ms);
                         engine.set_session_duration(ms);

@@ -72,25 +72,35 @@ impl Claude {
         }
     }
 
-    /// Adds what the result reports beyond what the process reported before: the figures of
-    /// every model (subagents' included) when the result gives them per process, else the
-    /// result's own.
+    /// Adds what the result reports beyond what was reported before: the figures of every
+    /// model (subagents' included) and the cost when the result gives them, which count from
+    /// the session's start (a resumed process restores them: Claude Code 2.1.332's second
+    /// invocation of a session reports both invocations' figures there, and its own in
+    /// `usage`), else the result's own `usage` since the process's last report.
     fn usage(&mut self, r: &WireResult, engine: &mut Engine) {
         let again = r.result_index.is_some_and(|i| i > 0);
         if !again {
             self.reported = Reported::default();
         }
         let total = match (&r.model_usage, r.result_index) {
-            (Some(models), Some(_)) if !models.is_empty() => models.values().fold(Usage::default(), |mut t, m| {
-                t.add(&m.canonical());
-                t
-            }),
+            (Some(models), Some(_)) if !models.is_empty() => {
+                let mut session = models.values().fold(Usage::default(), |mut t, m| {
+                    t.add(&m.canonical());
+                    t
+                });
+                session.cost_usd = r.total_cost_usd;
+                return engine.usage(session, UsageScope::Cumulative);
+            }
             _ => {
                 let Some(u) = &r.usage else { return self.cost_only(r, engine) };
-                // Claude's `input_tokens` leaves the cache out; Qwen's counts the cache read in.
                 let mut own = u.canonical();
                 if self.provider == QWEN {
+                    // Qwen's `input_tokens` counts the cache read in (Claude's leaves it out),
+                    // and its figures count from the session's start: Qwen Code 0.24.4's
+                    // resumed process reports both invocations' figures.
                     own.input_tokens = own.input_tokens.map(|i| i.saturating_sub(own.cache_read.unwrap_or(0)));
+                    own.cost_usd = r.total_cost_usd;
+                    return engine.usage(own, UsageScope::Cumulative);
                 }
                 own.add(&self.reported.usage);
                 own
@@ -99,14 +109,14 @@ impl Claude {
         let mut new = since(&total, &self.reported.usage);
         new.cost_usd = self.new_cost(r);
         self.reported.usage = total;
-        if !(again && is_nothing(&new)) {
+        if !(again && new.is_nothing()) {
             engine.usage(new, UsageScope::Increment);
         }
     }
 
     fn cost_only(&mut self, r: &WireResult, engine: &mut Engine) {
         let new = Usage { cost_usd: self.new_cost(r), ..Usage::default() };
-        if !(r.result_index.is_some_and(|i| i > 0) && is_nothing(&new)) {
+        if !(r.result_index.is_some_and(|i| i > 0) && new.is_nothing()) {
             engine.usage(new, UsageScope::Increment);
         }
     }
@@ -154,16 +164,6 @@ fn since(total: &Usage, before: &Usage) -> Usage {
         cache_write: less(total.cache_write, before.cache_write),
         cost_usd: None,
     }
-}
-
-/// True when a report adds nothing (a second result of a process, with nothing new).
-fn is_nothing(u: &Usage) -> bool {
-    let zero = |v: Option<u64>| v.is_none_or(|v| v == 0);
-    zero(u.input_tokens)
-        && zero(u.output_tokens)
-        && zero(u.cache_read)
-        && zero(u.cache_write)
-        && u.cost_usd.is_none_or(|c| c == 0.0)
 }
 
 fn limit(category: ErrorCategory, message: &str, action: &str) -> ErrorInfo {
