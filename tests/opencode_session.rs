@@ -131,3 +131,41 @@ fn a_directory_is_walked_in_path_order_reading_sessions_and_skipping_the_rest() 
     assert_eq!(again.len(), events.len());
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Parts OpenCode defines say what they mean (a compaction, a retried request) or are known
+/// to have no event; a part of a type it did not define is kept as a `raw` event, not
+/// dropped with whatever it held.
+#[test]
+fn every_part_is_read_or_kept_raw() {
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(scenario("exit4").join("export.json")).unwrap()).unwrap();
+    let mut doc = doc;
+    let parts = doc["messages"][1]["parts"].as_array_mut().unwrap();
+    let tool = parts.iter().position(|p| p["type"] == "tool").unwrap();
+    parts[tool] = serde_json::json!({"type": "future-part", "id": "prt_x", "sessionID": parts[tool]["sessionID"], "messageID": parts[tool]["messageID"]});
+    let like = |kind: &str, extra: Value| {
+        let mut p = serde_json::json!({"type": kind, "id": format!("prt_{kind}"), "sessionID": parts[0]["sessionID"], "messageID": parts[0]["messageID"]});
+        p.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        p
+    };
+    let added = [
+        like("compaction", serde_json::json!({"auto": true})),
+        like("retry", serde_json::json!({"attempt": 2})),
+        like("snapshot", serde_json::json!({"snapshot": "abc"})),
+    ];
+    parts.splice(1..1, added);
+    let dir = scratch("opencode-parts");
+    let path = dir.join("export.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap()).unwrap();
+    let (events, stderr) = normalize(&[&path]);
+    let raw: Vec<&Value> = events.iter().filter(|e| e["type"] == "raw").collect();
+    assert_eq!(raw.len(), 1, "{raw:?}");
+    assert!(raw[0]["payload"]["line"].as_str().unwrap().contains("future-part"));
+    assert!(stderr.contains("part future-part"), "{stderr}");
+    let compacted: Vec<&Value> = events.iter().filter(|e| e["type"] == "context.compacted").collect();
+    assert_eq!(compacted.len(), 1);
+    assert_eq!(compacted[0]["payload"]["reason"], "auto");
+    assert!(events
+        .iter()
+        .any(|e| e["type"] == "warning" && e["payload"]["message"] == "retrying the API request (attempt 2)"));
+}

@@ -120,9 +120,25 @@ pub(super) enum Part {
     Reasoning(TextPart),
     Tool(ToolPart),
     StepFinish(FinishPart),
-    /// Parts the stream never shows (`snapshot`, `patch`, `file`, `agent`…).
+    /// The context was compacted (`auto` when OpenCode chose to).
+    Compaction {
+        #[serde(default)]
+        auto: bool,
+    },
+    /// OpenCode asked the provider again after a failed request.
+    Retry { attempt: Option<u64> },
+    /// Parts with no event of their own: the repository's state around a step, the files
+    /// it changed (told by the tools that changed them), a file or agent the user attached,
+    /// a subagent's task (told by its `task` call).
+    Snapshot {},
+    Patch {},
+    File {},
+    Agent {},
+    Subtask {},
+    /// A part of a type OpenCode did not define when this was written: a session file's
+    /// reader keeps its record as a `raw` event.
     #[serde(other)]
-    Other,
+    Unknown,
 }
 
 #[derive(Deserialize)]
@@ -336,7 +352,12 @@ impl OpenCode {
                 self.tool_use(engine, part);
             }
             Part::StepFinish(part) => self.step_finish(engine, part),
-            Part::Other => {}
+            Part::Compaction { auto } => engine.compacted(if auto { "auto" } else { "manual" }.into()),
+            Part::Retry { attempt } => {
+                let attempt = attempt.map_or_else(String::new, |a| format!(" (attempt {a})"));
+                engine.warning(format!("retrying the API request{attempt}"), Some("PROVIDER_ERROR".into()));
+            }
+            Part::Snapshot {} | Part::Patch {} | Part::File {} | Part::Agent {} | Part::Subtask {} | Part::Unknown => {}
         }
     }
 

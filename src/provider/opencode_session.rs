@@ -167,6 +167,9 @@ impl Parse for Sessions {
                 }
                 self.start_turn(engine);
                 let part: Part = serde_json::from_str(raw.get()).map_err(LineError::Shape)?;
+                if let Part::Unknown = part {
+                    return Err(LineError::UnknownType(format!("part {}", ids.kind.unwrap_or_default())));
+                }
                 if let (Part::StepFinish(_), Some(ms)) = (&part, self.completed) {
                     engine.set_time(ms);
                 }
