@@ -277,11 +277,15 @@ impl Otlp {
         out.write_all(b"\n")
     }
 
-    /// The span of a child agent, ended with the call that spawned it.
-    fn agent_span(s: &Session, session: &str, parent: &str, agent: &Agent) -> Span {
+    /// The span of a child agent, ended with the call that spawned it. It is named by the
+    /// call's target (the task the model wrote) only with content: without, by the tool.
+    fn agent_span(&self, s: &Session, session: &str, parent: &str, agent: &Agent) -> Span {
         let mut a = Attrs::default();
         a.str("gen_ai.operation.name", "invoke_agent").str("gen_ai.conversation.id", session);
-        let name = s.tools.get(parent).map(|t| t.started.target.clone().unwrap_or_else(|| t.started.name.clone()));
+        let name = s.tools.get(parent).map(|t| {
+            let target = t.started.target.clone().filter(|_| self.with_content);
+            target.unwrap_or_else(|| t.started.name.clone())
+        });
         a.opt("gen_ai.agent.name", name.as_deref()).opt("gen_ai.provider.name", s.provider.as_deref());
         a.str("minicode.parent_tool_call_id", parent);
         Span {
@@ -444,7 +448,7 @@ impl Projection for Otlp {
                 let s = &self.sessions[session];
                 let mut spans = Vec::new();
                 if let Some(agent) = s.agents.get(&e.tool_call_id) {
-                    spans.push(Self::agent_span(s, session, &e.tool_call_id, agent));
+                    spans.push(self.agent_span(s, session, &e.tool_call_id, agent));
                 }
                 let announced = s.tools.get(&e.tool_call_id);
                 let fallback;
@@ -496,7 +500,7 @@ impl Projection for Otlp {
             tools.sort_by(|a, b| (a.start, &a.started.tool_call_id).cmp(&(b.start, &b.started.tool_call_id)));
             for tool in tools {
                 if let Some(agent) = s.agents.get(&tool.started.tool_call_id) {
-                    spans.push(Self::agent_span(s, &id, &tool.started.tool_call_id, agent));
+                    spans.push(self.agent_span(s, &id, &tool.started.tool_call_id, agent));
                 }
                 spans.push(self.tool_span(s, &id, tool, None));
             }

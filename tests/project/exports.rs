@@ -331,6 +331,20 @@ fn otlp_status_and_attributes_follow_the_outcome() {
     }
 }
 
+/// A child agent's span is named by the task the model wrote for it only with content:
+/// without, by the tool that spawned it, so no word of the model's input is exported.
+#[test]
+fn otlp_names_a_child_agent_by_its_task_only_with_content() {
+    let events = run("normalize", &[], &read("claude/2.1.332/subagent.input.jsonl"));
+    let task = "Run a command in a subagent";
+    assert!(String::from_utf8_lossy(&events).contains(task), "the task is in the events");
+    let plain = String::from_utf8(project(&["--mode", "otlp"], &events)).unwrap();
+    assert!(!plain.contains(task), "the task without --with-content");
+    assert!(plain.contains("\"invoke_agent Agent\""), "the child agent's span");
+    let rich = String::from_utf8(project(&["--mode", "otlp", "--with-content"], &events)).unwrap();
+    assert!(rich.contains(&format!("\"invoke_agent {task}\"")), "the task with --with-content");
+}
+
 #[test]
 fn otlp_content_is_opt_in_and_scrubbed() {
     const SECRET: &str = "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";
