@@ -12,7 +12,7 @@
 //! unknown types) is a `RAW` event holding the canonical event. Timestamps are the events' own.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::io::{self, Write};
 use std::ops::ControlFlow;
@@ -156,8 +156,9 @@ pub struct AgUi {
     run: Option<Run>,
     /// Open tool calls of the current run: name and the call that spawned its agent.
     calls: HashMap<String, (String, Option<String>)>,
-    /// Child agents of the current run whose `SUBAGENT_STARTED` was written.
-    subagents: HashSet<String>,
+    /// Child agents of the current run whose `SUBAGENT_STARTED` was written and not yet
+    /// their end (in order, so a run that ends with some open ends them alike every time).
+    subagents: BTreeSet<String>,
 }
 
 /// The current run (one session).
@@ -179,7 +180,7 @@ struct Run {
 impl AgUi {
     /// An AG-UI projection writing `format`.
     pub fn new(format: AgUiFormat) -> AgUi {
-        AgUi { format, run: None, calls: HashMap::new(), subagents: HashSet::new() }
+        AgUi { format, run: None, calls: HashMap::new(), subagents: BTreeSet::new() }
     }
 
     fn emit<'a>(
@@ -231,11 +232,31 @@ impl AgUi {
         self.close_step(out, at)?;
         let Some(run) = self.run.take() else { return Ok(()) };
         self.calls.clear();
-        self.subagents.clear();
-        if let Some((outcome, error)) = &run.failure {
+        // A child agent still working when its call ended (a background agent's events
+        // come after it) ends with the run: no subagent outlives it.
+        let ending = if run.cancelled { "cancelled" } else { "success" };
+        let failure = run.failure.as_ref().map(|(outcome, error)| {
             let code = error.as_ref().map(|e| e.category.clone()).or_else(|| outcome.default_category());
             let message = error.as_ref().map_or_else(|| format!("the run {}", outcome.as_str()), |e| e.message.clone());
-            let f = Frame { code: code.as_ref().map(|c| c.as_str()), message: Some(&message), ..Frame::default() };
+            (code, message)
+        });
+        for id in std::mem::take(&mut self.subagents) {
+            let f = match &failure {
+                Some((code, message)) => Frame {
+                    subagent_run_id: Some(&id),
+                    code: code.as_ref().map(|c| c.as_str()),
+                    message: Some(message),
+                    ..Frame::default()
+                },
+                None => {
+                    Frame { subagent_run_id: Some(&id), outcome: Some(Ending { kind: ending }), ..Frame::default() }
+                }
+            };
+            let kind = if failure.is_some() { "SUBAGENT_ERROR" } else { "SUBAGENT_FINISHED" };
+            self.emit(out, kind, at, None, f)?;
+        }
+        if let Some((code, message)) = &failure {
+            let f = Frame { code: code.as_ref().map(|c| c.as_str()), message: Some(message), ..Frame::default() };
             return self.emit(out, "RUN_ERROR", at, None, f);
         }
         let u = &run.usage;
@@ -252,7 +273,7 @@ impl AgUi {
         let f = Frame {
             thread_id: Some(&run.session),
             run_id: Some(&run.session),
-            outcome: Some(Ending { kind: if run.cancelled { "cancelled" } else { "success" } }),
+            outcome: Some(Ending { kind: ending }),
             usage,
             ..Frame::default()
         };

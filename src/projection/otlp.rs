@@ -17,7 +17,7 @@
 //! interrupted apart. Prompt, assistant text and tool input and output are attributes only
 //! with `--with-content` (and are scrubbed like everything `project` shows).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::ops::ControlFlow;
 
@@ -65,6 +65,11 @@ struct Session {
     tools: HashMap<String, Tool>,
     /// Child agents, by the tool call that spawned them.
     agents: HashMap<String, Agent>,
+    /// The child agents whose span was written with the call that spawned them: what they
+    /// do after it (a background agent) is theirs, under that span.
+    written_agents: HashSet<String>,
+    /// The calls whose span was written.
+    ended_tools: HashSet<String>,
 }
 
 #[derive(Debug, Default)]
@@ -277,7 +282,8 @@ impl Otlp {
         out.write_all(b"\n")
     }
 
-    /// The span of a child agent, ended with the call that spawned it. It is named by the
+    /// The span of a child agent, ended with the call that spawned it, under that call's
+    /// span (or the session's, for a call the input never showed). It is named by the
     /// call's target (the task the model wrote) only with content: without, by the tool.
     fn agent_span(&self, s: &Session, session: &str, parent: &str, agent: &Agent) -> Span {
         let mut a = Attrs::default();
@@ -291,7 +297,10 @@ impl Otlp {
         Span {
             trace_id: s.trace.clone(),
             span_id: span_id(&s.trace, &["agent", parent]),
-            parent_span_id: span_id(&s.trace, &["tool", parent]),
+            parent_span_id: match s.tools.contains_key(parent) || s.ended_tools.contains(parent) {
+                true => span_id(&s.trace, &["tool", parent]),
+                false => span_id(&s.trace, &["session"]),
+            },
             name: name.map_or_else(|| "invoke_agent".to_owned(), |n| format!("invoke_agent {n}")),
             kind: KIND_INTERNAL,
             start_time_unix_nano: nanos(agent.start),
@@ -409,7 +418,7 @@ impl Projection for Otlp {
         let s = self.session(&ev.session_id);
         s.start = s.start.or(at);
         s.end = s.end.max(at);
-        if let Some(p) = &ev.parent_id {
+        if let Some(p) = ev.parent_id.as_ref().filter(|p| !s.written_agents.contains(*p)) {
             if let Some(agent) = s.agents.get_mut(p) {
                 agent.end = agent.end.max(at);
             } else {
@@ -473,7 +482,10 @@ impl Projection for Otlp {
                 spans.push(self.tool_span(s, session, tool, Some((e, at))));
                 self.write(out, s, &spans)?;
                 let s = self.sessions.get_mut(session).expect("seen above");
-                s.agents.remove(&e.tool_call_id);
+                if s.agents.remove(&e.tool_call_id).is_some() {
+                    s.written_agents.insert(e.tool_call_id.clone());
+                }
+                s.ended_tools.insert(e.tool_call_id.clone());
                 s.tools.remove(&e.tool_call_id);
             }
             Body::TurnEnded(t) => {
@@ -504,6 +516,11 @@ impl Projection for Otlp {
                 }
                 spans.push(self.tool_span(s, &id, tool, None));
             }
+            // Child agents first seen after the call that spawned them had ended (its span
+            // written then): theirs now, under it.
+            let mut late: Vec<(&String, &Agent)> = s.agents.iter().filter(|(p, _)| !s.tools.contains_key(*p)).collect();
+            late.sort_by(|a, b| (a.1.start, a.0).cmp(&(b.1.start, b.0)));
+            spans.extend(late.into_iter().map(|(p, agent)| self.agent_span(s, &id, p, agent)));
             // A turn seen only through its usage or text (after it ended, or before any turn)
             // is no open turn.
             let mut turns: Vec<(&u64, &Turn)> = s.turns.iter().filter(|(_, t)| t.start.is_some()).collect();

@@ -307,7 +307,7 @@ fn otlp_spans_form_one_tree_per_session_with_stable_ids() {
     // The subagent: an invoke_agent span under the Agent tool, the child's Bash under it.
     let sub = spans(&project(&["--mode", "otlp"], &case_input("claude-subagent")));
     let find = |name: &str| sub.iter().find(|sp| sp["name"].as_str().unwrap().starts_with(name)).unwrap();
-    let (agent_tool, child, bash) = (find("execute_tool Agent"), find("invoke_agent Run"), find("execute_tool Bash"));
+    let (agent_tool, child, bash) = (find("execute_tool Agent"), find("invoke_agent Agent"), find("execute_tool Bash"));
     assert_eq!(child["parentSpanId"], agent_tool["spanId"]);
     assert_eq!(bash["parentSpanId"], child["spanId"]);
 }
@@ -328,6 +328,51 @@ fn otlp_status_and_attributes_follow_the_outcome() {
     }
     for line in json_lines(&out) {
         assert_eq!(line["resourceSpans"][0]["scopeSpans"][0]["schemaUrl"], "https://opentelemetry.io/schemas/1.41.0");
+    }
+}
+
+/// A child agent whose events come after the call that spawned it ended (a background
+/// agent), or whose call the input never showed (Qwen Code's memory extractor): its OTLP span
+/// is written under that call's span or the session's, once; its AG-UI subagent run ends
+/// before the run does.
+#[test]
+fn a_child_agent_that_outlives_its_call_is_closed_in_every_export() {
+    let home = |run: &str| {
+        let out = bin("normalize").arg(fixture(&format!("sessions/{run}/home"))).output().unwrap();
+        out.stdout
+    };
+    let inputs = [
+        run("normalize", &[], &read("acp/claude-agent-acp-0.101.0-subagent.input.jsonl")),
+        home("claude-code-2.1.332/subagent"),
+        home("qwen-code-0.24.4/constructed-deny"),
+    ];
+    for (i, events) in inputs.iter().enumerate() {
+        let spans: Vec<Value> = json_lines(&project(&["--mode", "otlp"], events))
+            .iter()
+            .flat_map(|r| r["resourceSpans"][0]["scopeSpans"][0]["spans"].as_array().unwrap().clone())
+            .collect();
+        let ids: Vec<&str> = spans.iter().map(|s| s["spanId"].as_str().unwrap()).collect();
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len(), "input {i}: a span id twice");
+        assert!(
+            spans.iter().any(|s| s["name"].as_str().unwrap().starts_with("invoke_agent")
+                && s["attributes"].to_string().contains("minicode.parent_tool_call_id")),
+            "input {i}: a child agent's span"
+        );
+        for s in &spans {
+            if let Some(p) = s["parentSpanId"].as_str() {
+                assert!(ids.contains(&p), "input {i}: {} has no parent span in its trace", s["name"]);
+            }
+        }
+        let mut open = HashSet::new();
+        for e in json_lines(&project(&["--mode", "ag-ui", "--ag-ui-format", "jsonl"], events)) {
+            let id = e["subagentRunId"].as_str().unwrap_or_default().to_owned();
+            match e["type"].as_str().unwrap() {
+                "SUBAGENT_STARTED" => assert!(open.insert(id), "input {i}: started twice"),
+                "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => assert!(open.remove(&id), "input {i}: ended unstarted"),
+                "RUN_FINISHED" | "RUN_ERROR" => assert!(open.is_empty(), "input {i}: {open:?} open at the run's end"),
+                _ => {}
+            }
+        }
     }
 }
 
