@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 use super::{event_millis, output_text, prompt_tokens, Flow, Projection};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::{Body, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
 
 /// The semantic-conventions release these spans follow.
 pub const SEMCONV: &str = "1.41.0";
@@ -243,9 +243,21 @@ fn nanos(ms: Option<i64>) -> String {
     (ms.unwrap_or(0).max(0) as u128 * 1_000_000).to_string()
 }
 
-/// JSON text for a content attribute the conventions type as `any`.
-fn messages(role: &str, text: &str) -> String {
-    serde_json::json!([{"role": role, "parts": [{"type": "text", "content": text}]}]).to_string()
+/// JSON text for a content attribute the conventions type as `any`: the user's message.
+fn input_messages(text: &str) -> String {
+    serde_json::json!([{"role": "user", "parts": [{"type": "text", "content": text}]}]).to_string()
+}
+
+/// The agent's answer, with why it ended as the conventions' output messages require it.
+fn output_messages(text: &str, outcome: Outcome, error: Option<&ErrorInfo>) -> String {
+    let finish_reason = match (outcome, error.map(|e| &e.category)) {
+        (Outcome::Completed, _) => "stop",
+        (_, Some(ErrorCategory::BudgetExceeded)) => "length",
+        (_, Some(ErrorCategory::Refused)) => "content_filter",
+        _ => "error",
+    };
+    serde_json::json!([{"role": "assistant", "parts": [{"type": "text", "content": text}], "finish_reason": finish_reason}])
+        .to_string()
 }
 
 impl Otlp {
@@ -362,19 +374,19 @@ impl Otlp {
         turn: &Turn,
         ended: (Outcome, Option<&ErrorInfo>, Option<i64>),
     ) -> Span {
+        let (outcome, error, end) = ended;
         let mut a = Attrs::agent(s, session);
         a.uint("minicode.turn.id", Some(n)).usage(&turn.usage);
         if self.with_content {
             if let Some(p) = turn.prompt.as_deref() {
-                a.str("gen_ai.input.messages", messages("user", p));
+                a.str("gen_ai.input.messages", input_messages(p));
             }
             if !turn.text.is_empty() {
                 let mut text = turn.text.clone();
                 bound(&mut text, DEFAULT_FIELD_BOUND, Keep::HeadTail);
-                a.str("gen_ai.output.messages", messages("assistant", &text));
+                a.str("gen_ai.output.messages", output_messages(&text, outcome, error));
             }
         }
-        let (outcome, error, end) = ended;
         let status = a.outcome(outcome, error);
         Span {
             trace_id: s.trace.clone(),

@@ -130,6 +130,34 @@ fn all_results(t: &Value) -> Vec<&Value> {
     v
 }
 
+/// The content attributes of `--with-content` hold what the conventions' own schemas of
+/// them require (an output message says why it finished).
+#[test]
+fn otlp_messages_validate_against_the_conventions_schemas() {
+    let validator = |name: &str| {
+        let schema: Value = serde_json::from_slice(&read(&format!("otel-genai-schema/{name}.json"))).unwrap();
+        jsonschema::validator_for(&schema).expect("the schema compiles")
+    };
+    let schemas = [
+        ("gen_ai.input.messages", validator("gen-ai-input-messages")),
+        ("gen_ai.output.messages", validator("gen-ai-output-messages")),
+    ];
+    let mut checked = [0, 0];
+    for (name, input) in all_inputs() {
+        for span in spans(&project(&["--mode", "otlp", "--with-content"], &input)) {
+            for (i, (key, validator)) in schemas.iter().enumerate() {
+                let Some(v) = attr(&span, key) else { continue };
+                let messages: Value = serde_json::from_str(v["stringValue"].as_str().unwrap()).unwrap();
+                if let Some(e) = validator.iter_errors(&messages).next() {
+                    panic!("{name}: {key} does not validate ({e} at {})", e.instance_path);
+                }
+                checked[i] += 1;
+            }
+        }
+    }
+    assert!(checked.iter().all(|&n| n > 20), "{checked:?}");
+}
+
 #[test]
 fn atif_validates_against_harbors_schema_and_rules() {
     let schema: Value = serde_json::from_slice(&read("atif-schema/trajectory.schema.json")).unwrap();
