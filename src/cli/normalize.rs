@@ -56,7 +56,7 @@ Examples:
   claude -p 'fix the tests' --output-format stream-json --verbose | normalize
   codex exec --json 'fix the tests' | normalize | project --mode verbose
   normalize --from codex run.jsonl > run.events.jsonl
-  find runs -name '*.jsonl' -print0 | normalize --files-from - -0 | summarize
+  find runs -name '*.jsonl' -print0 | LC_ALL=C sort -z | normalize --files-from - -0 | summarize
 
 With several input files (or --files-from), every event's rawRef names its file (\"file\":
 the path as given) with that file's own line numbers.

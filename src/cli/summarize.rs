@@ -63,7 +63,7 @@ Examples:
   printf '%s\\0' runs/*.jsonl |
     xargs -0 -P 8 -n 1 sh -c 'summarize --format json \"$1\" > \"$1.summary.json\"' _
   summarize --merge --format text runs/*.summary.json
-  find runs -name '*.jsonl' -print0 | normalize --files-from - -0 | summarize --check
+  find runs -name '*.jsonl' -print0 | LC_ALL=C sort -z | normalize --files-from - -0 | summarize --check
 
 Exit status:
   0  the report was written (with --check: and every run's verdict is success)
