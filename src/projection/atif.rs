@@ -68,7 +68,10 @@ struct Builder {
     open: Option<usize>,
     /// The step of each tool call.
     calls: HashMap<String, usize>,
-    last_agent: Option<usize>,
+    /// The current turn's usage, and its last agent step, which carries it as its metrics
+    /// however the usage and the steps come in order.
+    turn_usage: Usage,
+    turn_agent: Option<usize>,
     usage: Usage,
 }
 
@@ -107,7 +110,12 @@ impl Builder {
                 i
             }
         };
-        self.last_agent = Some(i);
+        if self.turn_agent != Some(i) {
+            if let Some(before) = self.turn_agent.replace(i) {
+                self.steps[before].metrics = None;
+            }
+            self.steps[i].metrics = Metrics::of(&self.turn_usage);
+        }
         &mut self.steps[i]
     }
 
@@ -186,6 +194,7 @@ impl Builder {
     fn event(&mut self, ev: &Event) {
         match &ev.body {
             Body::TurnStarted(t) => {
+                (self.turn_usage, self.turn_agent) = (Usage::default(), None);
                 if let Some(p) = &t.prompt {
                     self.push("user", ev, p.clone(), None);
                 }
@@ -206,21 +215,9 @@ impl Builder {
             Body::ToolEnded(t) => self.tool_ended(ev, t),
             Body::Usage(u) => {
                 self.usage.add(u);
-                if let Some(i) = self.last_agent {
-                    let mut total = Usage::default();
-                    if let Some(m) = &self.steps[i].metrics {
-                        total = Usage {
-                            input_tokens: None,
-                            output_tokens: m.completion_tokens,
-                            cache_read: m.cached_tokens,
-                            cache_write: None,
-                            cost_usd: m.cost_usd,
-                        };
-                        // The step's prompt count already holds the cache reads and writes.
-                        total.input_tokens = m.prompt_tokens.map(|p| p.saturating_sub(m.cached_tokens.unwrap_or(0)));
-                    }
-                    total.add(u);
-                    self.steps[i].metrics = Metrics::of(&total);
+                self.turn_usage.add(u);
+                if let Some(i) = self.turn_agent {
+                    self.steps[i].metrics = Metrics::of(&self.turn_usage);
                 }
             }
             Body::Warning(w) => {

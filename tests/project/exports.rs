@@ -158,6 +158,26 @@ fn otlp_messages_validate_against_the_conventions_schemas() {
     assert!(checked.iter().all(|&n| n > 20), "{checked:?}");
 }
 
+/// A turn's usage is its last agent step's metrics whichever comes first: a session file
+/// tells each message's usage before its text. The steps add up to `final_metrics`.
+#[test]
+fn atif_steps_carry_their_turns_usage_whatever_the_order() {
+    for run in ["claude-code-2.1.332/exit4", "copilot-1.0.102/exit4", "qwen-code-0.24.4/exit4", "codex-0.171.0/resume"]
+    {
+        let events = bin("normalize").arg(fixture(&format!("sessions/{run}/home"))).output().unwrap().stdout;
+        for doc in documents(&project(&["--mode", "atif"], &events)) {
+            let steps = doc["steps"].as_array().unwrap();
+            let sum: u64 = steps.iter().filter_map(|s| s["metrics"]["prompt_tokens"].as_u64()).sum();
+            let total = doc["final_metrics"]["total_prompt_tokens"].as_u64();
+            assert!(total.is_some_and(|t| t > 0), "{run}: {total:?}");
+            assert_eq!(Some(sum), total, "{run}: the steps' prompt tokens");
+            for s in steps.iter().filter(|s| !s["metrics"].is_null()) {
+                assert_eq!(s["source"], "agent", "{run}: metrics on a {} step", s["source"]);
+            }
+        }
+    }
+}
+
 #[test]
 fn atif_validates_against_harbors_schema_and_rules() {
     let schema: Value = serde_json::from_slice(&read("atif-schema/trajectory.schema.json")).unwrap();
