@@ -390,7 +390,20 @@ impl Atif {
 
 impl Projection for Atif {
     fn event(&mut self, ev: &Event, out: &mut dyn Write) -> Flow {
-        if matches!(ev.body, Body::Summary(_)) {
+        if let Body::Summary(summary) = &ev.body {
+            // A run known only by its summary (an agent that failed before it said anything
+            // of its session): its failure is its trajectory, not an empty array.
+            if let (None, 0, Some(error)) = (&self.current, self.written, &summary.error) {
+                let mut session =
+                    Session { id: ev.session_id.clone(), began: Some(ev.timestamp.clone()), ..Session::default() };
+                let extra = SystemExtra {
+                    error: Some(ErrorExtra::of(error)),
+                    minicode_type: ev.type_name().to_owned(),
+                    ..SystemExtra::default()
+                };
+                session.root.push("system", ev, error.message.clone(), Some(extra));
+                self.current = Some(session);
+            }
             return Ok(ControlFlow::Continue(()));
         }
         if self.current.as_ref().is_some_and(|s| s.id != ev.session_id) {

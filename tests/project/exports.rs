@@ -158,6 +158,30 @@ fn otlp_messages_validate_against_the_conventions_schemas() {
     assert!(checked.iter().all(|&n| n > 20), "{checked:?}");
 }
 
+/// A run known only by its summary (the agent failed before it said anything of its
+/// session) is a trajectory of its failure, which the schema accepts, not an empty array.
+#[test]
+fn atif_keeps_a_run_known_only_by_its_failure() {
+    let schema: Value = serde_json::from_slice(&read("atif-schema/trajectory.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the ATIF schema compiles");
+    for case in
+        ["opencode/err500", "qwen/0.24.4/cancel", "opencode/cancel-early-startup", "acp/auggie-offline-print-json"]
+    {
+        let events = read(&format!("{case}.events.jsonl"));
+        let summary = json_lines(&events).pop().unwrap();
+        let doc: Value = serde_json::from_slice(&project(&["--mode", "atif"], &events)).unwrap();
+        assert!(validator.is_valid(&doc), "{case}: {doc}");
+        let steps = doc["steps"].as_array().unwrap();
+        assert!(!steps.is_empty(), "{case}");
+        if summary["error"].is_object() {
+            assert!(
+                steps.iter().any(|s| s["extra"]["error"]["category"] == summary["error"]["category"]),
+                "{case}: {doc}"
+            );
+        }
+    }
+}
+
 /// A turn's usage is its last agent step's metrics whichever comes first: a session file
 /// tells each message's usage before its text. The steps add up to `final_metrics`.
 #[test]
