@@ -239,8 +239,9 @@ fn span_id(trace: &str, parts: &[&str]) -> String {
 }
 
 fn nanos(ms: Option<i64>) -> String {
-    // Before 1970 is not representable (fixed64); such a time reads as the epoch.
-    (ms.unwrap_or(0).max(0) as u128 * 1_000_000).to_string()
+    // Only 1970 to 2554 is representable (fixed64 nanoseconds): a time before reads as the
+    // epoch, one after as the last instant.
+    (ms.unwrap_or(0).max(0) as u64).saturating_mul(1_000_000).to_string()
 }
 
 /// JSON text for a content attribute the conventions type as `any`: the user's message.

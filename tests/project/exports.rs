@@ -384,6 +384,21 @@ fn otlp_spans_form_one_tree_per_session_with_stable_ids() {
     assert_eq!(bash["parentSpanId"], child["spanId"]);
 }
 
+/// Times the OTLP fields cannot hold (fixed64 nanoseconds: 1970 to 2554) are clamped, never
+/// written as numbers out of their range.
+#[test]
+fn otlp_times_stay_within_fixed64() {
+    let input =
+        String::from_utf8(case_input("codex-exit4")).unwrap().replace("\"timestamp\":\"2026-", "\"timestamp\":\"2600-");
+    let out = spans(&project(&["--mode", "otlp"], input.as_bytes()));
+    assert!(!out.is_empty());
+    for sp in out {
+        for key in ["startTimeUnixNano", "endTimeUnixNano"] {
+            assert!(s(&sp[key]).parse::<u64>().is_ok(), "{key}: {}", sp[key]);
+        }
+    }
+}
+
 #[test]
 fn otlp_status_and_attributes_follow_the_outcome() {
     let out = project(&["--mode", "otlp"], &case_input("codex-exit4"));
