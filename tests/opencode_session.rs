@@ -169,3 +169,19 @@ fn every_part_is_read_or_kept_raw() {
         .iter()
         .any(|e| e["type"] == "warning" && e["payload"]["message"] == "retrying the API request (attempt 2)"));
 }
+
+/// A session's start is dated by the session's own `time.created`, not by when it was read:
+/// reading a database or an export twice gives the same events.
+#[test]
+fn a_session_starts_at_its_own_time() {
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(scenario("exit4").join("export.json")).unwrap()).unwrap();
+    let created = doc["info"]["time"]["created"].as_i64().unwrap();
+    for file in ["opencode.db", "export.json"] {
+        let (events, _) = normalize(&[&scenario("exit4").join(file)]);
+        let started = events.iter().find(|e| e["type"] == "session.started").unwrap();
+        let at = minicode_output::engine::clock::parse_rfc3339(started["timestamp"].as_str().unwrap());
+        assert_eq!(at, Some(created), "{file}: {started}");
+        assert_eq!(events, normalize(&[&scenario("exit4").join(file)]).0, "{file}: read twice");
+    }
+}

@@ -69,6 +69,7 @@ struct SessionInfo {
     directory: Option<String>,
     version: Option<String>,
     model: Option<Model>,
+    time: Option<MessageTime>,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +133,9 @@ impl Parse for Sessions {
             Record::Session { info } => {
                 self.end_message(engine);
                 self.parts.end_session(engine);
+                if let Some(ms) = info.time.and_then(|t| t.created) {
+                    engine.set_time(ms);
+                }
                 let started = SessionStarted {
                     provider: PROVIDER.into(),
                     provider_version: info.version,
