@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::{xxh3_128, xxh3_64};
 use super::{event_millis, output_text, prompt_tokens, Flow, Projection};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
-use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolStarted, Usage};
+use crate::event::{Body, ErrorCategory, ErrorInfo, Event, Outcome, Role, ToolEnded, ToolKind, ToolStarted, Usage};
 
 /// The semantic-conventions release these spans follow.
 pub const SEMCONV: &str = "1.41.0";
@@ -68,8 +68,9 @@ struct Session {
     /// The child agents whose span was written with the call that spawned them: what they
     /// do after it (a background agent) is theirs, under that span.
     written_agents: HashSet<String>,
-    /// The calls whose span was written.
-    ended_tools: HashSet<String>,
+    /// The agent calls whose span was written (only those: a session's other calls are
+    /// held while open, not after).
+    ended_agent_calls: HashSet<String>,
 }
 
 #[derive(Debug, Default)]
@@ -296,7 +297,8 @@ impl Otlp {
     }
 
     /// The span of a child agent, ended with the call that spawned it, under that call's
-    /// span (or the session's, for a call the input never showed). It is named by the
+    /// span (or the session's, for a call the input never showed, or that ended before and
+    /// was no agent call). It is named by the
     /// call's target (the task the model wrote) only with content: without, by the tool.
     fn agent_span(&self, s: &Session, session: &str, parent: &str, agent: &Agent) -> Span {
         let mut a = Attrs::default();
@@ -310,7 +312,7 @@ impl Otlp {
         Span {
             trace_id: s.trace.clone(),
             span_id: span_id(&s.trace, &["agent", parent]),
-            parent_span_id: match s.tools.contains_key(parent) || s.ended_tools.contains(parent) {
+            parent_span_id: match s.tools.contains_key(parent) || s.ended_agent_calls.contains(parent) {
                 true => span_id(&s.trace, &["tool", parent]),
                 false => span_id(&s.trace, &["session"]),
             },
@@ -498,7 +500,9 @@ impl Projection for Otlp {
                 if s.agents.remove(&e.tool_call_id).is_some() {
                     s.written_agents.insert(e.tool_call_id.clone());
                 }
-                s.ended_tools.insert(e.tool_call_id.clone());
+                if e.kind == ToolKind::Agent {
+                    s.ended_agent_calls.insert(e.tool_call_id.clone());
+                }
                 s.tools.remove(&e.tool_call_id);
             }
             Body::TurnEnded(t) => {
