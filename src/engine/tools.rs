@@ -312,7 +312,6 @@ impl Engine {
     }
 }
 
-/// The start of a call whose announcement was never seen.
 /// A call whose permission was refused never ran: what its result says (the agent's refusal
 /// message, from both streams) is why it was denied, not output, unless it states an exit.
 fn refusal(output: &mut Option<ShellResult>) -> Option<ErrorInfo> {
@@ -327,6 +326,7 @@ fn refusal(output: &mut Option<ShellResult>) -> Option<ErrorInfo> {
     (!message.is_empty()).then_some(ErrorInfo { category: ErrorCategory::PermissionDenied, message, action: None })
 }
 
+/// The start of a call whose announcement was never seen.
 fn unknown_tool(id: &str) -> ToolStarted {
     ToolStarted {
         tool_call_id: id.to_owned(),

@@ -29,6 +29,7 @@ use crate::engine::{
     parse_exit_prefix, Engine, ExitSource, Recent, ToolStatus, Update,
 };
 use crate::event::{Decision, ErrorCategory, ErrorInfo, FileChange, Role, SessionStarted, Stream};
+use crate::provider::errors::api_retry;
 use result::Reported;
 use tasks::Tasks;
 use tools::{shell_block, tool_use};
@@ -224,12 +225,8 @@ impl Claude {
                 }
             }
             "api_retry" => {
-                let status = sys.error_status.map_or_else(String::new, |s| format!(" after HTTP {s}"));
-                let attempt = match (sys.attempt, sys.max_retries) {
-                    (Some(a), Some(m)) => format!(" (attempt {a} of {m})"),
-                    _ => String::new(),
-                };
-                engine.warning(format!("retrying the API request{status}{attempt}"), Some("PROVIDER_ERROR".into()));
+                let (message, category) = api_retry(sys.error_status, sys.attempt, sys.max_retries);
+                engine.warning(message, category);
             }
             // Qwen Code asks the model again, its last answer kept or dropped (it does so to go
             // on past an answer cut at the output limit, and after a failed stream).

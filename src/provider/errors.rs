@@ -36,6 +36,18 @@ pub fn output_limit(message: String) -> ErrorInfo {
     }
 }
 
+/// The warning that the agent asks the model provider again after a failed request (after
+/// HTTP `status`, attempt `attempt` of `max`, as far as the agent says), and its category.
+pub fn api_retry(status: Option<u64>, attempt: Option<u64>, max: Option<u64>) -> (String, Option<String>) {
+    let status = status.map_or_else(String::new, |s| format!(" after HTTP {s}"));
+    let attempt = match (attempt, max) {
+        (Some(a), Some(m)) => format!(" (attempt {a} of {m})"),
+        (Some(a), None) => format!(" (attempt {a})"),
+        _ => String::new(),
+    };
+    (format!("retrying the API request{status}{attempt}"), Some(ErrorCategory::ProviderError.as_str().to_owned()))
+}
+
 /// What Codex says when the Responses API ended an answer at `max_output_tokens`.
 const CUT_AT_OUTPUT_LIMIT: &str = "reason: max_output_tokens";
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::tool_args::{target, ToolNames};
 use super::{LineError, Parse};
-use crate::provider::errors::{output_limit, provider_error};
+use crate::provider::errors::{api_retry, output_limit, provider_error};
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
 
@@ -354,8 +354,8 @@ impl OpenCode {
             Part::StepFinish(part) => self.step_finish(engine, part),
             Part::Compaction { auto } => engine.compacted(if auto { "auto" } else { "manual" }.into()),
             Part::Retry { attempt } => {
-                let attempt = attempt.map_or_else(String::new, |a| format!(" (attempt {a})"));
-                engine.warning(format!("retrying the API request{attempt}"), Some("PROVIDER_ERROR".into()));
+                let (message, category) = api_retry(None, attempt, None);
+                engine.warning(message, category);
             }
             Part::Snapshot {} | Part::Patch {} | Part::File {} | Part::Agent {} | Part::Subtask {} | Part::Unknown => {}
         }
