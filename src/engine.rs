@@ -41,6 +41,9 @@ fn scoped(i: usize, id: &str) -> String {
     format!("{i}/{id}")
 }
 
+/// The provider of a session of JSON lines no dialect claims.
+pub const UNCLAIMED: &str = "unknown";
+
 /// The default bound of one output text field: 256 KiB.
 pub const DEFAULT_FIELD_BOUND: usize = 256 * 1024;
 

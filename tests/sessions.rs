@@ -778,6 +778,27 @@ fn a_rollout_cut_after_a_task_started_has_an_interrupted_turn() {
     assert_eq!(of_type(&events, "turn.interrupted").len(), 1);
 }
 
+/// A session file or stream cut right after its header, before the agent's first turn, is
+/// not a run that went well: nothing says the agent did what it was asked.
+#[test]
+fn a_session_cut_after_its_header_is_not_ok() {
+    let heads = [
+        ("droid-0.225.2/text/home/.factory/sessions/-tmp-sess-w-droid-b9aa/30b72983-6061-48e7-893d-5b04117d8e20.jsonl", 2),
+        ("gemini-cli-0.61.0/write/home/.gemini/tmp/w-gemini-rcrm/chats/session-2026-12-01T18-59-b6dbcef0.jsonl", 2),
+        ("copilot-1.0.102/exit4/home/.copilot/session-state/e9c34986-7a4e-46af-9a45-5a59e83d0d7c/events.jsonl", 1),
+        ("codex-0.171.0/text/stdout.jsonl", 1),
+    ];
+    for (path, n) in heads {
+        let input: String = recorded_lines(path)[..n].iter().map(|l| format!("{l}\n")).collect();
+        let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["ok"], &summary["status"]), (&Value::Bool(false), &Value::from("interrupted")), "{path}");
+        assert_eq!(summary["payload"]["turns"], 0, "{path}");
+        let message = summary["error"]["message"].as_str().unwrap();
+        assert!(message.contains("before the agent's first turn"), "{path}: {message}");
+    }
+}
+
 /// A line before a session file's first record, or before a stream's first event, belongs
 /// to the session that follows: kept raw in it, after its start, never a session of its own.
 #[test]

@@ -69,6 +69,13 @@ impl SessionState {
         Verdict::of(self.outcome, self.turns > 0 || self.provider.is_some())
     }
 
+    /// An agent's own session (not a child's, nor the lines no dialect claimed) that ended
+    /// without a turn or an outcome.
+    pub fn never_ran(&self) -> bool {
+        let agent = self.provider.as_deref().is_some_and(|p| p != super::UNCLAIMED);
+        agent && self.spawner.is_none() && self.turns == 0 && self.outcome.is_none()
+    }
+
     pub fn figures(&self) -> SessionFigures {
         let failed = self.outcome.filter(|o| *o != Outcome::Completed);
         SessionFigures {

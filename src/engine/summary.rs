@@ -18,6 +18,7 @@ impl Engine {
         let last = self.current;
         self.interrupt_open();
         self.end_cut(last);
+        self.end_unrun();
         self.health.redactions = redactions;
         let summary = self.summary(had_sessions);
         let severity = if summary.ok { Severity::Info } else { Severity::Error };
@@ -37,6 +38,7 @@ impl Engine {
         let last = self.current;
         self.interrupt_open();
         self.end_cut(last);
+        self.end_unrun();
         self.current = None;
         self.provider = None;
     }
@@ -85,6 +87,20 @@ impl Engine {
             if !self.sessions[i].tools.is_empty() || !self.sessions[i].approvals.is_empty() {
                 self.close_open(Outcome::Interrupted, true, super::ENDED_OPEN);
                 self.record_error(Outcome::Interrupted, interrupted_error());
+            }
+        }
+    }
+
+    /// An agent's session that ended before its first turn, with nothing else to say how it
+    /// went: its stream or file was cut after its header, so it is not `ok`.
+    fn end_unrun(&mut self) {
+        if self.run_error.is_some() {
+            return;
+        }
+        for i in 0..self.sessions.len() {
+            if self.sessions[i].never_ran() {
+                self.current = Some(i);
+                self.record_error(Outcome::Interrupted, before_first_turn());
             }
         }
     }
@@ -157,6 +173,14 @@ impl Engine {
             Verdict::Success => Verdict::of_error(error),
             v => v,
         }
+    }
+}
+
+fn before_first_turn() -> ErrorInfo {
+    ErrorInfo {
+        category: ErrorCategory::Interrupted,
+        message: "the input ended before the agent's first turn".into(),
+        action: Some("check whether the agent was killed or its output or session file was cut short".into()),
     }
 }
 

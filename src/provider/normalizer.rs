@@ -24,8 +24,6 @@ use crate::io::{Files, Line};
 const HOLD_LINES: usize = 16;
 /// …and at most this many bytes of them.
 const HOLD_BYTES: usize = 1024 * 1024;
-/// The provider of a session of JSON lines no dialect claims.
-const UNKNOWN: &str = "unknown";
 /// How many distinct unknown types a run's report names.
 const NAMED_TYPES: usize = 6;
 
@@ -247,7 +245,7 @@ impl Normalizer {
         if json && !self.run.unknown {
             self.run.unknown = true;
             self.unclaimed = true;
-            let info = SessionStarted { provider: UNKNOWN.into(), ..Default::default() };
+            let info = SessionStarted { provider: crate::engine::UNCLAIMED.into(), ..Default::default() };
             self.engine.session_started(None, info);
         }
         let reason = if json { RawReason::UnknownProvider } else { RawReason::NotJson };
