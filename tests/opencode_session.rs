@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::sessions::scratch;
-use crate::support::{bin, fixture, json_lines};
+use crate::support::{bin, fixture, json_lines, of_type};
 
 fn normalize(paths: &[&Path]) -> (Vec<Value>, String) {
     let out = bin("normalize").args(paths).output().unwrap();
@@ -19,28 +19,40 @@ fn scenario(name: &str) -> PathBuf {
     fixture(&format!("sessions/opencode-1.18.33/{name}"))
 }
 
+/// A subagent's own session (its `parentID` the run's, named by the `task` call's metadata)
+/// is read as the stream shows a subagent: its events are the call's, in the run's session,
+/// not a run or turn of its own. The database's is read while the call runs; a separate
+/// export of it, read after its parent's, comes after the call's end, still the call's.
 #[test]
-fn a_subagent_s_session_in_the_database_is_linked_to_its_task() {
-    let (events, _) = normalize(&[&scenario("subagent").join("opencode.db")]);
-    let task = events.iter().find(|e| e["type"] == "tool.started" && e["payload"]["name"] == "task").unwrap();
-    let child_tool = events
-        .iter()
-        .find(|e| e["type"] == "tool.started" && e["sessionId"] != task["sessionId"])
-        .expect("the child session's tool");
-    assert_eq!(child_tool["parentId"], task["payload"]["toolCallId"]);
-    // Every event of the child session is the call's, its start, turn and usage included;
-    // the summary, the whole run's, is no one's child.
-    let child: Vec<&Value> = events.iter().filter(|e| e["sessionId"] == child_tool["sessionId"]).collect();
-    let types: Vec<&str> = child.iter().filter_map(|e| e["type"].as_str()).collect();
-    for t in ["session.started", "turn.started", "usage", "turn.completed"] {
-        assert!(types.contains(&t), "the child session has a {t}: {types:?}");
+fn a_subagent_s_session_is_its_task_call_s() {
+    let dir = scenario("subagent");
+    let db = [dir.join("opencode.db")];
+    let exports = [dir.join("export.json"), dir.join("export-child.json")];
+    for (files, during) in [(&db[..], true), (&exports[..], false)] {
+        let paths: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        let (events, _) = normalize(&paths);
+        let task = events.iter().find(|e| e["type"] == "tool.started" && e["payload"]["name"] == "task").unwrap();
+        let call = &task["payload"]["toolCallId"];
+        let sessions: std::collections::BTreeSet<&str> =
+            events.iter().map(|e| e["sessionId"].as_str().unwrap()).collect();
+        assert_eq!(sessions.len(), 1, "{files:?}: {sessions:?}");
+        assert_eq!(of_type(&events, "session.started").len(), 1, "{files:?}");
+        assert_eq!(of_type(&events, "turn.started").len(), 1, "{files:?}");
+        let child: Vec<&Value> = events.iter().filter(|e| e["parentId"] == *call).collect();
+        let tool = child.iter().find(|e| e["type"] == "tool.started").expect("the subagent's tool");
+        assert_eq!(tool["payload"]["command"], "echo from-subagent", "{files:?}");
+        let texts: Vec<&str> =
+            child.iter().filter(|e| e["type"] == "text").filter_map(|e| e["payload"]["delta"].as_str()).collect();
+        assert!(texts.iter().any(|t| t.contains("SUBCHILD")), "{files:?}: {texts:?}");
+        let at = |e: &Value| events.iter().position(|x| x == e).unwrap();
+        let end =
+            events.iter().position(|e| e["type"] == "tool.completed" && e["payload"]["toolCallId"] == *call).unwrap();
+        assert_eq!(child.iter().all(|e| at(e) < end), during, "{files:?}: the subagent is read while its call runs");
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{files:?}");
+        assert!(summary["payload"]["sessions"].is_null(), "{files:?}: one run");
+        assert_eq!(summary["payload"]["tools"]["total"], 2, "{files:?}");
     }
-    for e in child.iter().filter(|e| e["type"] != "summary") {
-        assert_eq!(e["parentId"], task["payload"]["toolCallId"], "{e}");
-    }
-    let summary = events.last().unwrap();
-    assert_eq!((&summary["type"], &summary["parentId"]), (&"summary".into(), &Value::Null));
-    assert!(events.iter().filter(|e| e["sessionId"] == task["sessionId"]).all(|e| e["parentId"].is_null()));
 }
 
 #[test]
@@ -170,18 +182,26 @@ fn every_part_is_read_or_kept_raw() {
         .any(|e| e["type"] == "warning" && e["payload"]["message"] == "retrying the API request (attempt 2)"));
 }
 
-/// A session's start is dated by the session's own `time.created`, not by when it was read:
+/// A session's start is dated by the session's own `time.created`, its turn by the user's
+/// message and every other event by the session's own times, never by when it was read:
 /// reading a database or an export twice gives the same events.
 #[test]
-fn a_session_starts_at_its_own_time() {
+fn a_session_is_dated_by_its_own_times() {
     let doc: Value =
         serde_json::from_str(&std::fs::read_to_string(scenario("exit4").join("export.json")).unwrap()).unwrap();
     let created = doc["info"]["time"]["created"].as_i64().unwrap();
+    let updated = doc["info"]["time"]["updated"].as_i64().unwrap();
+    let prompt = doc["messages"][0]["info"]["time"]["created"].as_i64().unwrap();
+    assert_eq!(doc["messages"][0]["info"]["role"], "user");
     for file in ["opencode.db", "export.json"] {
         let (events, _) = normalize(&[&scenario("exit4").join(file)]);
+        let at = |e: &Value| minicode_output::engine::clock::parse_rfc3339(e["timestamp"].as_str().unwrap());
         let started = events.iter().find(|e| e["type"] == "session.started").unwrap();
-        let at = minicode_output::engine::clock::parse_rfc3339(started["timestamp"].as_str().unwrap());
-        assert_eq!(at, Some(created), "{file}: {started}");
+        assert_eq!(at(started), Some(created), "{file}: {started}");
+        assert_eq!(at(of_type(&events, "turn.started")[0]), Some(prompt), "{file}");
+        for e in &events[..events.len() - 1] {
+            assert!(at(e).is_some_and(|t| (created..=updated).contains(&t)), "{file}: {e}");
+        }
         assert_eq!(events, normalize(&[&scenario("exit4").join(file)]).0, "{file}: read twice");
     }
 }

@@ -204,6 +204,21 @@ pub(super) struct FinishPart {
     cost: Option<f64>,
 }
 
+impl FinishPart {
+    fn usage(&self) -> Option<Usage> {
+        let t = self.tokens.as_ref()?;
+        // `input` leaves the cache out, as the canonical figure does; `output` leaves the
+        // reasoning out, which the other dialects count in, so it is added back.
+        Some(Usage {
+            input_tokens: t.input,
+            output_tokens: t.output.map(|o| o.saturating_add(t.reasoning.unwrap_or(0))),
+            cache_read: t.cache.read,
+            cache_write: t.cache.write,
+            cost_usd: self.cost,
+        })
+    }
+}
+
 #[derive(Deserialize)]
 struct Tokens {
     input: Option<u64>,
@@ -337,27 +352,59 @@ impl OpenCode {
                 self.refused_in_step = false;
                 self.open_turn(engine);
             }
+            Part::StepFinish(part) => self.step_finish(engine, part),
+            part => {
+                if matches!(part, Part::Text(_) | Part::Reasoning(_) | Part::Tool(_)) {
+                    self.open_turn(engine);
+                }
+                self.content(engine, part);
+            }
+        }
+    }
+
+    /// A part of a subagent's session (a `task` call's child) read in its parent's session:
+    /// its text, reasoning and tools are the call's children and its usage the run's, but its
+    /// steps neither open nor end the parent's turn, nor decide how it ended.
+    pub(super) fn child_part(&mut self, engine: &mut Engine, part: Part) {
+        match part {
+            Part::StepFinish(part) => {
+                if let Some(usage) = part.usage() {
+                    engine.usage(usage, UsageScope::Increment);
+                }
+            }
+            part => {
+                let refused = self.refused_in_step;
+                self.content(engine, part);
+                self.refused_in_step = refused;
+            }
+        }
+    }
+
+    /// What a part says besides the turn's steps.
+    fn content(&mut self, engine: &mut Engine, part: Part) {
+        match part {
             Part::Text(part) => {
-                self.open_turn(engine);
                 let parent = parent_of(engine, part.session_id.as_deref());
                 engine.text(Role::Assistant, part.text, parent);
             }
             Part::Reasoning(part) => {
-                self.open_turn(engine);
                 let parent = parent_of(engine, part.session_id.as_deref());
                 engine.reasoning(part.text, parent);
             }
-            Part::Tool(part) => {
-                self.open_turn(engine);
-                self.tool_use(engine, part);
-            }
-            Part::StepFinish(part) => self.step_finish(engine, part),
+            Part::Tool(part) => self.tool_use(engine, part),
             Part::Compaction { auto } => engine.compacted(if auto { "auto" } else { "manual" }.into()),
             Part::Retry { attempt } => {
                 let (message, category) = api_retry(None, attempt, None);
                 engine.warning(message, category);
             }
-            Part::Snapshot {} | Part::Patch {} | Part::File {} | Part::Agent {} | Part::Subtask {} | Part::Unknown => {}
+            Part::StepStart {}
+            | Part::StepFinish(_)
+            | Part::Snapshot {}
+            | Part::Patch {}
+            | Part::File {}
+            | Part::Agent {}
+            | Part::Subtask {}
+            | Part::Unknown => {}
         }
     }
 
@@ -402,13 +449,17 @@ impl OpenCode {
             let parent_id = parent_of(engine, part.session_id.as_deref());
             engine.tool_started(NAMES.started(&id, &part.tool, st.input.clone()), ToolContext { parent_id });
         }
+        let meta = &st.metadata;
+        if let (ToolKind::Agent, Some(child)) = (kind, &meta.session_id) {
+            // Named while it runs: the child's parts may come before the call's end.
+            engine.spawned(child, &id);
+        }
         if !matches!(st.status.as_str(), "completed" | "error") {
             return; // pending or running: its end is reported later
         }
         if let Some(end) = st.time.as_ref().and_then(|t| t.end) {
             engine.set_time(end);
         }
-        let meta = &st.metadata;
         if let Some(out) = &st.output {
             engine.tool_output(&id, Stream::Combined, Update::Final, out);
         }
@@ -417,9 +468,6 @@ impl OpenCode {
         }
         if meta.truncated == Some(true) {
             engine.tool_truncated(&id);
-        }
-        if let (ToolKind::Agent, Some(child)) = (kind, &meta.session_id) {
-            engine.spawned(child, &id);
         }
         let (status, error) = match (st.status.as_str(), st.error) {
             ("completed", _) => (ToolStatus::Completed, None),
@@ -436,18 +484,7 @@ impl OpenCode {
 
     fn step_finish(&mut self, engine: &mut Engine, part: FinishPart) {
         self.open_turn(engine);
-        if let Some(t) = part.tokens {
-            // `input` leaves the cache out, as the canonical figure does; `output` leaves
-            // the reasoning out, which the other dialects count in, so it is added back.
-            let input_tokens = t.input;
-            let output_tokens = t.output.map(|o| o.saturating_add(t.reasoning.unwrap_or(0)));
-            let usage = Usage {
-                input_tokens,
-                output_tokens,
-                cache_read: t.cache.read,
-                cache_write: t.cache.write,
-                cost_usd: part.cost,
-            };
+        if let Some(usage) = part.usage() {
             engine.usage(usage, UsageScope::Increment);
         }
         match part.reason.as_deref() {
@@ -484,18 +521,7 @@ impl OpenCode {
 
     /// An error that ended the run: the stream's `error` line, an assistant message's `error`.
     pub(super) fn error(&mut self, engine: &mut Engine, error: Option<WireError>) {
-        let (name, data) = error.map_or((None, ErrorData::default()), |e| (e.name, e.data));
-        let message = data.message.or_else(|| name.clone()).unwrap_or_else(|| "OpenCode reported an error".into());
-        let (outcome, info) = match name.as_deref() {
-            Some("MessageAbortedError") => {
-                (Outcome::Cancelled, ErrorInfo { category: ErrorCategory::Cancelled, message, action: None })
-            }
-            Some("ProviderAuthError") => {
-                let action = Some("check the provider's credentials (opencode auth login) and configuration".into());
-                (Outcome::Failed, ErrorInfo { category: ErrorCategory::ConfigurationError, message, action })
-            }
-            _ => (Outcome::Failed, provider_error(&message, data.status_code)),
-        };
+        let (outcome, info) = run_error(error);
         if self.ended && !engine.turn_is_open() {
             // The turn had already ended: the error still decides how the run went.
             engine.warning(info.message.clone(), Some(info.category.as_str().to_owned()));
@@ -504,6 +530,22 @@ impl OpenCode {
             self.open_turn(engine);
             self.end_turn(engine, outcome, None, Some(info));
         }
+    }
+}
+
+/// How an error OpenCode reports ends what it ends, and why.
+pub(super) fn run_error(error: Option<WireError>) -> (Outcome, ErrorInfo) {
+    let (name, data) = error.map_or((None, ErrorData::default()), |e| (e.name, e.data));
+    let message = data.message.or_else(|| name.clone()).unwrap_or_else(|| "OpenCode reported an error".into());
+    match name.as_deref() {
+        Some("MessageAbortedError") => {
+            (Outcome::Cancelled, ErrorInfo { category: ErrorCategory::Cancelled, message, action: None })
+        }
+        Some("ProviderAuthError") => {
+            let action = Some("check the provider's credentials (opencode auth login) and configuration".into());
+            (Outcome::Failed, ErrorInfo { category: ErrorCategory::ConfigurationError, message, action })
+        }
+        _ => (Outcome::Failed, provider_error(&message, data.status_code)),
     }
 }
 

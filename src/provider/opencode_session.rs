@@ -9,10 +9,12 @@
 pub(super) mod db;
 pub(super) mod export;
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::opencode::{enter_session, start_session, OpenCode, Part, WireError, PROVIDER};
+use super::opencode::{enter_session, run_error, start_session, OpenCode, Part, WireError, PROVIDER};
 use super::{LineError, Parse};
 use crate::engine::Engine;
 use crate::event::SessionStarted;
@@ -66,6 +68,8 @@ impl<'a> Record<'a> {
 #[derive(Deserialize)]
 struct SessionInfo {
     id: String,
+    #[serde(rename = "parentID")]
+    parent_id: Option<String>,
     directory: Option<String>,
     version: Option<String>,
     model: Option<Model>,
@@ -110,10 +114,20 @@ struct PartIds {
 struct Sessions {
     /// The stream parser, which reads the parts.
     parts: OpenCode,
+    /// Each subagent's session (a `task` call's child), read in the place of the session
+    /// it ran under (its root's, for a child's child), as the stream shows it: not a run of
+    /// its own, its parts the call's.
+    children: HashMap<String, String>,
+    /// The message being read is a subagent's.
+    child: bool,
     /// The message being read is the user's: its text is the next turn's prompt.
     user: bool,
-    /// The prompt of the turn the user's message opens, once its text has been read.
+    /// The prompt of the turn the user's message opens, once its text has been read, and
+    /// when the user sent it.
     prompt: Option<String>,
+    prompt_time: Option<i64>,
+    /// When the message being read was created: the time of its parts that state none.
+    created: Option<i64>,
     /// When the assistant message being read was completed, for its closing part.
     completed: Option<i64>,
     /// The error the assistant message being read ended with, said after its parts.
@@ -132,10 +146,17 @@ impl Parse for Sessions {
         match record {
             Record::Session { info } => {
                 self.end_message(engine);
-                self.parts.end_session(engine);
-                if let Some(ms) = info.time.and_then(|t| t.created) {
+                if let Some(ms) = info.time.as_ref().and_then(|t| t.created) {
                     engine.set_time(ms);
                 }
+                // A subagent's session, once its parent's `task` call has named it.
+                if let Some(parent) = info.parent_id.filter(|_| engine.spawner(&info.id).is_some()) {
+                    let root = self.children.get(&parent).cloned().unwrap_or(parent);
+                    enter_session(engine, Some(&root), PROVIDER);
+                    self.children.insert(info.id, root);
+                    return Ok(());
+                }
+                self.parts.end_session(engine);
                 let started = SessionStarted {
                     provider: PROVIDER.into(),
                     provider_version: info.version,
@@ -148,19 +169,23 @@ impl Parse for Sessions {
             }
             Record::Message { info } => {
                 self.end_message(engine);
-                enter_session(engine, Some(&info.session_id), PROVIDER);
+                self.child = self.children.contains_key(&info.session_id);
+                enter_session(engine, Some(self.session_of(&info.session_id)), PROVIDER);
                 if let Some(ms) = info.time.created {
                     engine.set_time(ms);
                 }
+                self.created = info.time.created;
                 self.user = info.role == "user";
                 self.completed = info.time.completed;
                 self.error = info.error;
             }
             Record::Part { .. } => {
                 let (ids, raw) = part.expect("read above");
-                enter_session(engine, Some(&ids.session_id), PROVIDER);
+                enter_session(engine, Some(self.session_of(&ids.session_id)), PROVIDER);
                 if self.user {
-                    if ids.kind.as_deref() == Some("text") && !ids.synthetic {
+                    // A subagent's prompt is its call's input, not a turn's.
+                    if ids.kind.as_deref() == Some("text") && !ids.synthetic && !self.child {
+                        self.prompt_time = self.prompt_time.or(self.created);
                         let prompt = self.prompt.get_or_insert_with(String::new);
                         if !prompt.is_empty() {
                             prompt.push('\n');
@@ -169,7 +194,12 @@ impl Parse for Sessions {
                     }
                     return Ok(());
                 }
-                self.start_turn(engine);
+                if !self.child {
+                    self.start_turn(engine);
+                }
+                if let Some(ms) = self.created {
+                    engine.set_time(ms);
+                }
                 let part: Part = serde_json::from_str(raw.get()).map_err(LineError::Shape)?;
                 if let Part::Unknown = part {
                     return Err(LineError::UnknownType(format!("part {}", ids.kind.unwrap_or_default())));
@@ -177,7 +207,11 @@ impl Parse for Sessions {
                 if let (Part::StepFinish(_), Some(ms)) = (&part, self.completed) {
                     engine.set_time(ms);
                 }
-                self.parts.part(engine, part);
+                if self.child {
+                    self.parts.child_part(engine, part);
+                } else {
+                    self.parts.part(engine, part);
+                }
             }
         }
         Ok(())
@@ -190,19 +224,33 @@ impl Parse for Sessions {
 }
 
 impl Sessions {
+    /// The session a record of session `id` is read in: its own, or a subagent's root's.
+    fn session_of<'a>(&'a self, id: &'a str) -> &'a str {
+        self.children.get(id).map_or(id, String::as_str)
+    }
+
     /// The user's message has been read: its prompt opens a turn.
     fn start_turn(&mut self, engine: &mut Engine) {
         if let Some(prompt) = self.prompt.take() {
+            if let Some(ms) = self.prompt_time.take() {
+                engine.set_time(ms);
+            }
             engine.turn_started(Some(prompt));
         }
     }
 
     /// The message being read has ended: a user's opens its turn, an assistant's error ends
-    /// the run as the stream's `error` line does.
+    /// the run as the stream's `error` line does. A subagent's error is a warning: its
+    /// call's end says how the subagent ended.
     fn end_message(&mut self, engine: &mut Engine) {
         self.start_turn(engine);
-        if let Some(error) = self.error.take() {
-            self.parts.error(engine, Some(error));
+        match self.error.take() {
+            Some(error) if self.child => {
+                let (_, info) = run_error(Some(error));
+                engine.warning(info.message, Some(info.category.as_str().to_owned()));
+            }
+            Some(error) => self.parts.error(engine, Some(error)),
+            None => {}
         }
     }
 }

@@ -18,14 +18,18 @@
 //!
 //! Lines: for each session (oldest first, by `time_created` then `id`), its record, then
 //! each of its messages (by `time_created`, `id`) followed by that message's parts (by
-//! `id`, which OpenCode makes ascending). A line's number (`rawRef.line`) is that row's
-//! place in this order, and the record names the row's `id`. A row whose JSON is broken
-//! becomes a line holding the row as text, kept `raw`.
+//! `id`, which OpenCode makes ascending). A subagent's session comes inside the `task` part
+//! that names it in its metadata: first that part as it was while the subagent ran (its
+//! `status` `running`), then the subagent's session, then the part itself, as the stream
+//! would have told them. A line's number (`rawRef.line`) is that row's place in this order,
+//! and the record names the row's `id`. A row whose JSON is broken becomes a line holding
+//! the row as text, kept `raw`.
 
+use std::collections::HashSet;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{record, MESSAGE, PART, SESSION};
 use crate::io::{Input, LinesOut, Produced};
@@ -90,20 +94,51 @@ fn is_opencode(conn: &Connection) -> rusqlite::Result<bool> {
 
 /// The rows' JSON, with the ids the rows keep in columns put back, as `opencode export`
 /// has them; `NULL` when the row's JSON is broken.
-const SESSIONS: &str = "SELECT id, json_object('id', id, 'parentID', parent_id, 'directory', directory, \
+const SESSION_JSON: &str = "SELECT id, json_object('id', id, 'parentID', parent_id, 'directory', directory, \
     'title', title, 'version', version, 'agent', agent, \
     'model', CASE WHEN json_valid(model) THEN json(model) END, \
-    'time', json_object('created', time_created, 'updated', time_updated)) \
-    FROM session ORDER BY time_created, id";
+    'time', json_object('created', time_created, 'updated', time_updated)) FROM session";
 const MESSAGES: &str = "SELECT id, CASE WHEN json_valid(data) THEN json_set(data, '$.id', id, '$.sessionID', session_id) END, data \
     FROM message WHERE session_id = ?1 ORDER BY time_created, id";
+/// A part's row, then the session its tool's metadata names (a `task` call's subagent) and
+/// the part as it was while that ran.
 const PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
-    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data \
+    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data, \
+    CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
+    THEN json_extract(data, '$.state.metadata.sessionId') END, \
+    CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
+    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id, '$.state.status', 'running') END \
     FROM part WHERE message_id = ?1 ORDER BY id";
+
+/// How deep subagents are read inside the call that spawned them; a deeper one is read
+/// after the others, in its place among the sessions.
+const NESTING: usize = 16;
+
+/// Why reading stopped: SQLite failed, or the filter stopped reading.
+enum Stop {
+    Sql(rusqlite::Error),
+    Out(io::Error),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Stop {
+        Stop::Sql(e)
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Stop {
+        Stop::Out(e)
+    }
+}
 
 fn read(db: Db, out: &mut LinesOut) -> io::Result<()> {
     let Db(conn, wal) = db;
-    read_rows(&conn, out).map_err(io::Error::other)??;
+    match read_rows(&conn, out) {
+        Ok(()) => {}
+        Err(Stop::Sql(e)) => return Err(io::Error::other(e)),
+        Err(Stop::Out(e)) => return Err(e),
+    }
     if wal.is_some_and(|w| w.exists()) {
         return Err(io::Error::other(
             "OpenCode began writing the database while it was read without locks: read it again",
@@ -112,40 +147,75 @@ fn read(db: Db, out: &mut LinesOut) -> io::Result<()> {
     Ok(())
 }
 
-/// Every row, in one read transaction. The outer error is SQLite's, the inner one the
-/// filter's having stopped reading.
-fn read_rows(conn: &Connection, out: &mut LinesOut) -> rusqlite::Result<io::Result<()>> {
+/// Every row, in one read transaction. A subagent's session is read inside the `task` call
+/// that spawned it, between the call as it ran and its end, as the stream would have shown
+/// it; the other sessions in order.
+fn read_rows(conn: &Connection, out: &mut LinesOut) -> Result<(), Stop> {
     // Deferred: the snapshot is taken by the first read, and every read after sees it.
     conn.execute_batch("BEGIN")?;
-    let mut sessions = conn.prepare(SESSIONS)?;
-    let mut messages = conn.prepare(MESSAGES)?;
-    let mut parts = conn.prepare(PARTS)?;
-    let mut line = Vec::new();
+    let mut sessions = conn.prepare(&format!("{SESSION_JSON} ORDER BY time_created, id"))?;
     let mut rows = sessions.query([])?;
+    let mut reader = Reader { conn, out, line: Vec::new(), read: HashSet::new() };
     while let Some(row) = rows.next()? {
         let id: String = row.get(0)?;
-        line.clear();
-        record(SESSION, "info", &row.get::<_, String>(1)?, &mut line);
-        if let Err(e) = out.line(&line) {
-            return Ok(Err(e));
-        }
-        let mut msgs = messages.query([&id])?;
-        while let Some(m) = msgs.next()? {
-            let message: String = m.get(0)?;
-            if let Err(e) = emit(MESSAGE, "info", m, out, &mut line) {
-                return Ok(Err(e));
-            }
-            let mut ps = parts.query([&message])?;
-            while let Some(p) = ps.next()? {
-                if let Err(e) = emit(PART, "part", p, out, &mut line) {
-                    return Ok(Err(e));
-                }
-            }
+        if !reader.read.contains(&id) {
+            reader.session(&id, &row.get::<_, String>(1)?, 0)?;
         }
     }
     drop(rows);
     conn.execute_batch("COMMIT")?;
-    Ok(Ok(()))
+    Ok(())
+}
+
+struct Reader<'a> {
+    conn: &'a Connection,
+    out: &'a mut LinesOut,
+    line: Vec<u8>,
+    /// The subagents' sessions already read inside their calls.
+    read: HashSet<String>,
+}
+
+impl Reader<'_> {
+    /// Session `id` (its JSON `info`), then each of its messages followed by its parts.
+    fn session(&mut self, id: &str, info: &str, depth: usize) -> Result<(), Stop> {
+        self.line.clear();
+        record(SESSION, "info", info, &mut self.line);
+        self.out.line(&self.line)?;
+        // Cached statements: one still being stepped through (a parent's) is not reused.
+        let mut messages = self.conn.prepare_cached(MESSAGES)?;
+        let mut msgs = messages.query([id])?;
+        while let Some(m) = msgs.next()? {
+            let message: String = m.get(0)?;
+            emit(MESSAGE, "info", m, self.out, &mut self.line)?;
+            let mut parts = self.conn.prepare_cached(PARTS)?;
+            let mut ps = parts.query([&message])?;
+            while let Some(p) = ps.next()? {
+                if let (Some(child), Some(running)) = (p.get::<_, Option<String>>(3)?, p.get::<_, Option<String>>(4)?) {
+                    self.child(id, &child, &running, depth)?;
+                }
+                emit(PART, "part", p, self.out, &mut self.line)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The subagent's session `child` that a part of session `parent` names, read after the
+    /// part as it was while the subagent ran: when it is that session's child, not read yet,
+    /// and not too deep.
+    fn child(&mut self, parent: &str, child: &str, running: &str, depth: usize) -> Result<(), Stop> {
+        if depth >= NESTING || self.read.contains(child) {
+            return Ok(());
+        }
+        let mut query = self.conn.prepare_cached(&format!("{SESSION_JSON} WHERE id = ?1 AND parent_id = ?2"))?;
+        let Some(info) = query.query_row([child, parent], |r| r.get::<_, String>(1)).optional()? else {
+            return Ok(());
+        };
+        self.read.insert(child.to_owned());
+        self.line.clear();
+        record(PART, "part", running, &mut self.line);
+        self.out.line(&self.line)?;
+        self.session(child, &info, depth + 1)
+    }
 }
 
 /// The line of a message or part row: its record, or the row as text when its JSON is
