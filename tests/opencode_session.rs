@@ -205,3 +205,39 @@ fn a_session_is_dated_by_its_own_times() {
         assert_eq!(events, normalize(&[&scenario("exit4").join(file)]).0, "{file}: read twice");
     }
 }
+
+/// Rows a damaged or half-deleted database holds apart from any session are read, never
+/// dropped: parts whose message row is gone are kept `raw` (and the turn they would have
+/// ended is not `ok`), messages whose session row is gone are read as that session's.
+#[test]
+fn rows_whose_message_or_session_is_gone_are_read() {
+    let dir = scratch("opencode-orphans");
+    let damaged = |name: &str, sql: &str| {
+        let db = dir.join(name);
+        std::fs::copy(scenario("exit4").join("opencode.db"), &db).unwrap();
+        // Without the foreign keys the bundled SQLite enforces, which would delete the rows
+        // that depend on the deleted one.
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch(&format!("PRAGMA foreign_keys = OFF; {sql}")).unwrap();
+        drop(conn);
+        normalize(&[&db]).0
+    };
+    let events = damaged(
+        "no-message.db",
+        "DELETE FROM message WHERE id = (SELECT id FROM message ORDER BY time_created DESC LIMIT 1)",
+    );
+    let raw = of_type(&events, "raw");
+    assert_eq!(raw.len(), 3, "the last message's three parts");
+    let kept = |text: &str| raw.iter().any(|r| r["payload"]["line"].as_str().unwrap().contains(text));
+    assert!(kept("Finished scenario EXIT4") && kept("step-finish"), "the answer and its step are kept: {raw:?}");
+    let summary = events.last().unwrap();
+    assert_eq!((&summary["ok"], &summary["payload"]["input"]["raw"]), (&Value::Bool(false), &Value::from(3)));
+
+    let events = damaged("no-session.db", "DELETE FROM session");
+    assert_eq!(of_type(&events, "tool.failed")[0]["payload"]["output"]["exit_code"], 4);
+    assert!(of_type(&events, "text")
+        .iter()
+        .any(|t| t["payload"]["delta"].as_str().unwrap().contains("Finished scenario EXIT4")));
+    assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}

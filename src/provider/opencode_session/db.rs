@@ -110,6 +110,16 @@ const PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
     THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id, '$.state.status', 'running') END \
     FROM part WHERE message_id = ?1 ORDER BY id";
 
+/// The sessions that messages name and the `session` table lacks, oldest first.
+const ORPHAN_SESSIONS: &str = "SELECT session_id FROM message WHERE session_id NOT IN (SELECT id FROM session) \
+    GROUP BY session_id ORDER BY min(time_created), session_id";
+/// The parts whose message the `message` table lacks.
+const ORPHAN_PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
+    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data \
+    FROM part WHERE message_id NOT IN (SELECT id FROM message) ORDER BY id";
+/// The record of a part whose message is gone: no dialect reads it, so it is kept `raw`.
+const ORPHAN_PART: &str = "opencode-part-without-message";
+
 /// How deep subagents are read inside the call that spawned them; a deeper one is read
 /// after the others, in its place among the sessions.
 const NESTING: usize = 16;
@@ -149,7 +159,7 @@ fn read(db: Db, out: &mut LinesOut) -> io::Result<()> {
 
 /// Every row, in one read transaction. A subagent's session is read inside the `task` call
 /// that spawned it, between the call as it ran and its end, as the stream would have shown
-/// it; the other sessions in order.
+/// it; the other sessions in order; then the rows of no session ([`Reader::orphans`]).
 fn read_rows(conn: &Connection, out: &mut LinesOut) -> Result<(), Stop> {
     // Deferred: the snapshot is taken by the first read, and every read after sees it.
     conn.execute_batch("BEGIN")?;
@@ -163,6 +173,7 @@ fn read_rows(conn: &Connection, out: &mut LinesOut) -> Result<(), Stop> {
         }
     }
     drop(rows);
+    reader.orphans()?;
     conn.execute_batch("COMMIT")?;
     Ok(())
 }
@@ -181,6 +192,11 @@ impl Reader<'_> {
         self.line.clear();
         record(SESSION, "info", info, &mut self.line);
         self.out.line(&self.line)?;
+        self.messages(id, depth)
+    }
+
+    /// The messages of session `id`, each followed by its parts.
+    fn messages(&mut self, id: &str, depth: usize) -> Result<(), Stop> {
         // Cached statements: one still being stepped through (a parent's) is not reused.
         let mut messages = self.conn.prepare_cached(MESSAGES)?;
         let mut msgs = messages.query([id])?;
@@ -195,6 +211,24 @@ impl Reader<'_> {
                 }
                 emit(PART, "part", p, self.out, &mut self.line)?;
             }
+        }
+        Ok(())
+    }
+
+    /// The rows a damaged or half-deleted database holds apart from any session: messages
+    /// whose session row is gone are read as their session's (which then has no start of
+    /// its own), parts whose message row is gone each become a line of an
+    /// [`ORPHAN_PART`] record, kept `raw`, so nothing in the database is dropped unsaid.
+    fn orphans(&mut self) -> Result<(), Stop> {
+        let mut sessions = self.conn.prepare(ORPHAN_SESSIONS)?;
+        let mut ids = sessions.query([])?;
+        while let Some(row) = ids.next()? {
+            self.messages(&row.get::<_, String>(0)?, 0)?;
+        }
+        let mut parts = self.conn.prepare(ORPHAN_PARTS)?;
+        let mut ps = parts.query([])?;
+        while let Some(p) = ps.next()? {
+            emit(ORPHAN_PART, "part", p, self.out, &mut self.line)?;
         }
         Ok(())
     }
