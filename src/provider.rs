@@ -6,6 +6,7 @@
 mod dialect;
 mod errors;
 mod normalizer;
+mod repeats;
 mod tool_args;
 mod transcript;
 mod usage;

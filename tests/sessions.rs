@@ -799,6 +799,45 @@ fn a_session_cut_after_its_header_is_not_ok() {
     }
 }
 
+/// A record written twice (one line repeated, or the whole file appended to itself) is read
+/// once: the Codex, Copilot CLI and droid readers, whose records carry no chain to tell a
+/// repeat by, give the figures of the file as it was, not a second turn or doubled usage.
+#[test]
+fn a_record_written_twice_is_read_once() {
+    let files = [
+        "codex-0.171.0/exit4/home/.codex/sessions/2026/12/01/rollout-2026-12-01T18-58-40-01a232f9-2e4e-74b0-b481-cfe5c68e8ffa.jsonl",
+        "copilot-1.0.102/exit4/home/.copilot/session-state/e9c34986-7a4e-46af-9a45-5a59e83d0d7c/events.jsonl",
+        "droid-0.225.2/exit4/home/.factory/sessions/-tmp-sess-w-droid-5edO/49adbf81-112f-4f29-945e-2c7c752f91f6.jsonl",
+    ];
+    let dir = scratch("repeated-records");
+    for path in files {
+        let source = fixture(&format!("sessions/{path}"));
+        let name = source.file_name().unwrap().to_owned();
+        let settings = source.with_extension("settings.json");
+        let figures = |lines: &[String]| {
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(&name), lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+            if settings.exists() {
+                std::fs::copy(&settings, dir.join(&name).with_extension("settings.json")).unwrap();
+            }
+            let out = bin("normalize").arg(dir.join(&name)).output().unwrap();
+            let summary = json_lines(&out.stdout).pop().unwrap();
+            let p = &summary["payload"];
+            (p["turns"].clone(), p["tools"].clone(), p["usage"].clone(), summary["ok"].clone())
+        };
+        let lines = recorded_lines(path);
+        let original = figures(&lines);
+        assert!(original.2["input_tokens"].as_u64().unwrap() > 0, "{path}");
+        for n in 0..lines.len() {
+            let mut repeated = lines.clone();
+            repeated.insert(n + 1, lines[n].clone());
+            assert_eq!(figures(&repeated), original, "{path}: line {} twice", n + 1);
+        }
+        assert_eq!(figures(&[lines.clone(), lines.clone()].concat()), original, "{path}: the file twice");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 /// A line before a session file's first record, or before a stream's first event, belongs
 /// to the session that follows: kept raw in it, after its start, never a session of its own.
 #[test]

@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::copilot::{is_envelope, Copilot, Envelope};
+use super::repeats::Repeats;
 use super::usage::cache_inclusive;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
@@ -49,6 +50,7 @@ const PROVIDER: &str = "copilot";
 #[derive(Debug, Default)]
 pub struct CopilotSession {
     stream: Copilot,
+    repeats: Repeats,
 }
 
 #[derive(Deserialize)]
@@ -87,6 +89,9 @@ struct Shutdown {
 
 impl Parse for CopilotSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        if self.repeats.seen(line) {
+            return Ok(());
+        }
         let kind = super::leading_type(line).map(Cow::Borrowed).or_else(|| super::type_of(line));
         if !kind.is_some_and(|k| FILE_ONLY.contains(&k.as_ref())) {
             return self.stream.line(line, engine);

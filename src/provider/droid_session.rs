@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::droid::{Droid, PROVIDER};
+use super::repeats::Repeats;
 use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
@@ -54,6 +55,7 @@ fn claim(p: &Probe) -> Claim {
 #[derive(Debug, Default)]
 pub struct DroidSession {
     tools: Droid,
+    repeats: Repeats,
 }
 
 #[derive(Deserialize)]
@@ -122,6 +124,9 @@ const CONTEXT: &str = "context-";
 
 impl Parse for DroidSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
+        if self.repeats.seen(line) {
+            return Ok(());
+        }
         let wire: Wire = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &TYPES))?;
         match wire {
             Wire::SessionStart { id, cwd } => {
