@@ -83,12 +83,18 @@ fn append(text: &mut String, delta: &str) {
     }
 }
 
+/// An event's time as ATIF's ISO 8601 `timestamp`: absent when the canonical input's is not
+/// a date (hand-made input), which the schema would refuse.
+fn date(timestamp: &str) -> Option<String> {
+    crate::engine::clock::parse_rfc3339(timestamp).map(|_| timestamp.to_owned())
+}
+
 impl Builder {
     fn push(&mut self, source: &'static str, ev: &Event, message: String, extra: Option<SystemExtra>) -> usize {
         self.open = None;
         self.steps.push(Step {
             step_id: self.steps.len() + 1,
-            timestamp: Some(ev.timestamp.clone()),
+            timestamp: date(&ev.timestamp),
             source,
             message,
             reasoning_content: None,
@@ -395,7 +401,7 @@ impl Projection for Atif {
             // of its session): its failure is its trajectory, not an empty array.
             if let (None, 0, Some(error)) = (&self.current, self.written, &summary.error) {
                 let mut session =
-                    Session { id: ev.session_id.clone(), began: Some(ev.timestamp.clone()), ..Session::default() };
+                    Session { id: ev.session_id.clone(), began: date(&ev.timestamp), ..Session::default() };
                 let extra = SystemExtra {
                     error: Some(ErrorExtra::of(error)),
                     minicode_type: ev.type_name().to_owned(),
@@ -409,7 +415,7 @@ impl Projection for Atif {
         if self.current.as_ref().is_some_and(|s| s.id != ev.session_id) {
             self.close(out)?;
         }
-        let new = || Session { id: ev.session_id.clone(), began: Some(ev.timestamp.clone()), ..Session::default() };
+        let new = || Session { id: ev.session_id.clone(), began: date(&ev.timestamp), ..Session::default() };
         self.current.get_or_insert_with(new).event(ev);
         Ok(ControlFlow::Continue(()))
     }

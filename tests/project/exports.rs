@@ -182,6 +182,21 @@ fn atif_keeps_a_run_known_only_by_its_failure() {
     }
 }
 
+/// A canonical event whose time is not a date (hand-made input) gives a step with no
+/// timestamp, never one ATIF's ISO 8601 field would refuse.
+#[test]
+fn atif_writes_only_dates_as_timestamps() {
+    let mut input = Vec::new();
+    for mut ev in json_lines(&case_input("codex-exit4")) {
+        ev["timestamp"] = "yesterday".into();
+        input.extend_from_slice(format!("{ev}\n").as_bytes());
+    }
+    let doc = &documents(&project(&["--mode", "atif"], &input))[0];
+    let steps = doc["steps"].as_array().unwrap();
+    assert!(!steps.is_empty());
+    assert!(steps.iter().all(|s| s.get("timestamp").is_none()), "{doc}");
+}
+
 /// A turn's usage is its last agent step's metrics whichever comes first: a session file
 /// tells each message's usage before its text. The steps add up to `final_metrics`.
 #[test]
