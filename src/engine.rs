@@ -431,6 +431,9 @@ impl Engine {
             }
             return;
         }
+        if let Some(i) = self.current {
+            self.release_orphans(i, true);
+        }
         let tool_outcome = match outcome {
             Outcome::Cancelled | Outcome::Timeout => outcome,
             _ => Outcome::Interrupted,

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::emit::Meta;
-use super::state::{Orphan, SessionState};
+use super::state::SessionState;
 use super::Engine;
 use crate::event::*;
 
@@ -74,11 +74,7 @@ impl Engine {
         }
         for i in 0..self.sessions.len() {
             self.current = Some(i);
-            let mut orphans: Vec<(String, Orphan)> = self.sessions[i].orphans.drain().collect();
-            orphans.sort_by(|a, b| (a.1.line, &a.0).cmp(&(b.1.line, &b.0)));
-            for (id, orphan) in orphans {
-                self.release_orphan(i, &id, orphan);
-            }
+            self.release_orphans(i, false);
             if self.sessions[i].turn_open {
                 self.turn_ended(Outcome::Interrupted, None, Some(interrupted_error()));
             }

@@ -307,18 +307,25 @@ fn a_result_before_its_call_settles_the_call_when_it_arrives() {
     assert_eq!(evs[1].raw_ref, RawRef::span(2, 3));
 }
 
+/// An end whose call was never announced is reported when its turn ends, inside the turn;
+/// one outside any turn at the end of input.
 #[test]
-fn an_end_whose_call_never_comes_is_reported_at_the_end_of_input() {
+fn an_end_whose_call_never_comes_is_reported_when_its_turn_ends() {
     let mut e = engine();
     e.begin_line(1, false);
     e.turn_started(None);
     e.tool_output("lost", Stream::Combined, Update::Final, "partial");
     e.tool_ended("never", ToolStatus::Failed, None);
     e.turn_ended(Outcome::Completed, None, None);
+    e.tool_ended("after", ToolStatus::Completed, None);
     e.finish(BTreeMap::new());
     let evs: Vec<Event> = e.drain().collect();
-    assert_eq!(types(&evs), ["turn.started", "turn.completed", "tool.started", "tool.failed"]);
-    assert!(matches!(&evs[2].body, Body::ToolStarted(t) if t.tool_call_id == "never" && t.name == "unknown"));
+    assert_eq!(
+        types(&evs),
+        ["turn.started", "tool.started", "tool.failed", "turn.completed", "tool.started", "tool.completed"]
+    );
+    assert!(matches!(&evs[1].body, Body::ToolStarted(t) if t.tool_call_id == "never" && t.name == "unknown"));
+    assert!(matches!(&evs[4].body, Body::ToolStarted(t) if t.tool_call_id == "after"));
 }
 
 #[test]

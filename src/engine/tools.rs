@@ -83,7 +83,25 @@ impl Engine {
 
     /// Reports what arrived for a call that was never announced: an ended call gets a
     /// synthesized start; output without an end is dropped, as for any unknown call.
-    pub(super) fn release_orphan(&mut self, i: usize, id: &str, orphan: Orphan) {
+    /// Reports the ends of session `i`'s calls that were never announced, each as a call of
+    /// its own, in the order they came; with `ended` only those (an end that came with no
+    /// announcement before its turn ended will get none), else every one, output alone too.
+    pub(super) fn release_orphans(&mut self, i: usize, ended: bool) {
+        let orphans = &mut self.sessions[i].orphans;
+        if orphans.is_empty() {
+            return;
+        }
+        let ids: Vec<String> =
+            orphans.iter().filter(|(_, o)| !ended || o.end.is_some()).map(|(id, _)| id.clone()).collect();
+        let mut released: Vec<(String, Orphan)> =
+            ids.into_iter().filter_map(|id| orphans.remove(&id).map(|o| (id, o))).collect();
+        released.sort_by(|a, b| (a.1.line, &a.0).cmp(&(b.1.line, &b.0)));
+        for (id, orphan) in released {
+            self.release_orphan(i, &id, orphan);
+        }
+    }
+
+    fn release_orphan(&mut self, i: usize, id: &str, orphan: Orphan) {
         if orphan.end.is_none() {
             return;
         }
