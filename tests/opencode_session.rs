@@ -241,3 +241,100 @@ fn rows_whose_message_or_session_is_gone_are_read() {
     assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A copy of the recorded subagent run's database, changed by `sql` (foreign keys off).
+fn subagent_db(dir: &Path, name: &str, sql: &str) -> PathBuf {
+    let db = dir.join(name);
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::copy(scenario("subagent").join("opencode.db"), &db).unwrap();
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch(&format!("PRAGMA foreign_keys = OFF; {sql}")).unwrap();
+    db
+}
+
+/// The message of the run's own session (not the subagent's) that holds the `task` call.
+const TASK_MESSAGE: &str = "(SELECT message_id FROM part WHERE data LIKE '%\"tool\":\"task\"%')";
+
+/// The subagent's rows come in the middle of the message holding its call: what follows
+/// them in that message (its step's end) is the run's again, and decides how its turn ended.
+#[test]
+fn the_rest_of_the_message_after_a_subagent_is_the_runs() {
+    let dir = scratch("opencode-after-subagent");
+    // The run ends with the step that holds the call: the final answer's message is gone.
+    let last = "(SELECT id FROM message WHERE session_id = (SELECT id FROM session WHERE parent_id IS NULL) \
+        ORDER BY time_created DESC LIMIT 1)";
+    for (reason, status, category) in
+        [("stop", "completed", Value::Null), ("length", "failed", Value::from("BUDGET_EXCEEDED"))]
+    {
+        let db = subagent_db(
+            &dir,
+            &format!("{reason}.db"),
+            &format!(
+                "DELETE FROM part WHERE message_id = {last}; DELETE FROM message WHERE id = {last};
+                 UPDATE part SET data = json_set(data, '$.reason', '{reason}')
+                 WHERE message_id = {TASK_MESSAGE} AND data LIKE '%\"step-finish\"%';"
+            ),
+        );
+        let (events, _) = normalize(&[&db]);
+        let summary = events.last().unwrap();
+        assert_eq!((&summary["status"], &summary["error"]["category"]), (&Value::from(status), &category), "{reason}");
+        let end = events.iter().rev().find(|e| e["type"].as_str().unwrap().starts_with("turn.")).unwrap();
+        assert_eq!(end["payload"]["stopReason"], reason);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// OpenCode's `task` can resume a subagent (`task_id`): a second call naming the same
+/// session. Each call gets the subagent's messages made while it ran.
+#[test]
+fn a_resumed_subagent_s_work_is_the_call_that_resumed_it() {
+    let dir = scratch("opencode-resumed-subagent");
+    let (parent, child) =
+        ("(SELECT id FROM session WHERE parent_id IS NULL)", "(SELECT id FROM session WHERE parent_id IS NOT NULL)");
+    // After the first call's end, a second call resumes the child, which answers again;
+    // the run's final answer comes after.
+    let t: i64 = 1_796_151_911_135;
+    let sql = format!(
+        "UPDATE message SET time_created = {final_at} WHERE id = (SELECT id FROM message WHERE session_id = {parent} ORDER BY time_created DESC LIMIT 1);
+         INSERT INTO message VALUES ('msg_resume_a', {parent}, {t}, {t}, '{{\"role\":\"assistant\",\"time\":{{\"created\":{t},\"completed\":{t5}}}}}');
+         INSERT INTO part SELECT 'prt_resume_a', 'msg_resume_a', {parent}, {t}, {t},
+           '{{\"type\":\"tool\",\"tool\":\"task\",\"callID\":\"call_resume\",\"state\":{{\"status\":\"completed\",\"input\":{{\"prompt\":\"continue\"}},\"output\":\"resumed\",\"metadata\":{{\"sessionId\":\"' || {child} || '\"}},\"time\":{{\"start\":{t1},\"end\":{t4}}}}}}}';
+         INSERT INTO message VALUES ('msg_resume_b', {child}, {t3}, {t3}, '{{\"role\":\"assistant\",\"time\":{{\"created\":{t3},\"completed\":{t4}}}}}');
+         INSERT INTO part VALUES ('prt_resume_b', 'msg_resume_b', {child}, {t3}, {t3}, '{{\"type\":\"text\",\"text\":\"Resumed and continued.\"}}');",
+        final_at = t + 6, t1 = t + 1, t3 = t + 3, t4 = t + 4, t5 = t + 5,
+    );
+    let db = subagent_db(&dir, "resumed.db", &sql);
+    let (events, _) = normalize(&[&db]);
+    let text = events.iter().find(|e| e["payload"]["delta"] == "Resumed and continued.").expect("the resumed work");
+    assert_eq!(text["parentId"], "call_resume");
+    let at = |e: &Value| events.iter().position(|x| x == e).unwrap();
+    let ended = |id: &str| {
+        events.iter().position(|e| e["type"] == "tool.completed" && e["payload"]["toolCallId"] == id).unwrap()
+    };
+    let started =
+        events.iter().position(|e| e["type"] == "tool.started" && e["payload"]["toolCallId"] == "call_resume");
+    assert!(ended("call_mock_s0_0_102") < started.unwrap() && at(text) < ended("call_resume"));
+    let first: Vec<&Value> = events.iter().filter(|e| e["parentId"] == "call_mock_s0_0_102").collect();
+    assert!(first.iter().all(|e| at(e) < ended("call_mock_s0_0_102")), "the first call's work is its own");
+    assert_eq!(events.last().unwrap()["payload"]["turns"], 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A damaged database whose `task` call names the session it is in (its own parent) never
+/// reads that session inside itself: each of its rows is read once.
+#[test]
+fn a_session_named_by_its_own_call_is_read_once() {
+    let dir = scratch("opencode-cycle");
+    let root = "(SELECT id FROM session WHERE parent_id IS NULL)";
+    let sql = format!(
+        "UPDATE part SET data = json_set(data, '$.state.metadata.sessionId', {root}) WHERE data LIKE '%\"tool\":\"task\"%';
+         UPDATE session SET parent_id = id WHERE parent_id IS NULL;"
+    );
+    let db = subagent_db(&dir, "cycle.db", &sql);
+    let (cycle, _) = normalize(&[&db]);
+    let (plain, _) = normalize(&[&subagent_db(&dir, "plain.db", "")]);
+    let texts = |events: &[Value]| events.iter().filter(|e| e["type"] == "text").count();
+    assert_eq!(texts(&cycle), texts(&plain));
+    assert_eq!(of_type(&cycle, "usage").len(), of_type(&plain, "usage").len());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -118,19 +118,32 @@ struct Sessions {
     /// it ran under (its root's, for a child's child), as the stream shows it: not a run of
     /// its own, its parts the call's.
     children: HashMap<String, String>,
-    /// The message being read is a subagent's.
-    child: bool,
-    /// The message being read is the user's: its text is the next turn's prompt.
-    user: bool,
+    /// The message being read.
+    message: Message,
+    /// The messages a subagent's session came in the middle of (the database gives it
+    /// inside its `task` part), innermost last: each goes on when a record of its session
+    /// comes again.
+    outer: Vec<Message>,
     /// The prompt of the turn the user's message opens, once its text has been read, and
     /// when the user sent it.
     prompt: Option<String>,
     prompt_time: Option<i64>,
-    /// When the message being read was created: the time of its parts that state none.
+}
+
+/// What is known of the message being read until its end.
+#[derive(Default)]
+struct Message {
+    /// Its session.
+    session: String,
+    /// It is the user's: its text is the next turn's prompt.
+    user: bool,
+    /// It is a subagent's.
+    child: bool,
+    /// When it was created: the time of its parts that state none.
     created: Option<i64>,
-    /// When the assistant message being read was completed, for its closing part.
+    /// When an assistant's was completed, for its closing part.
     completed: Option<i64>,
-    /// The error the assistant message being read ended with, said after its parts.
+    /// The error an assistant's ended with, said after its parts.
     error: Option<WireError>,
 }
 
@@ -144,48 +157,33 @@ impl Parse for Sessions {
             _ => None,
         };
         match record {
-            Record::Session { info } => {
-                self.end_message(engine);
-                if let Some(ms) = info.time.as_ref().and_then(|t| t.created) {
-                    engine.set_time(ms);
-                }
-                // A subagent's session, once its parent's `task` call has named it.
-                if let Some(parent) = info.parent_id.filter(|_| engine.spawner(&info.id).is_some()) {
-                    let root = self.children.get(&parent).cloned().unwrap_or(parent);
-                    enter_session(engine, Some(&root), PROVIDER);
-                    self.children.insert(info.id, root);
-                    return Ok(());
-                }
-                self.parts.end_session(engine);
-                let started = SessionStarted {
-                    provider: PROVIDER.into(),
-                    provider_version: info.version,
-                    model: info.model.and_then(|m| m.id),
-                    cwd: info.directory,
-                    git_branch: None,
-                    tools: None,
-                };
-                start_session(engine, Some(&info.id), started);
-            }
+            Record::Session { info } => self.session(engine, info),
             Record::Message { info } => {
+                self.resume(engine, &info.session_id);
                 self.end_message(engine);
-                self.child = self.children.contains_key(&info.session_id);
+                let child = self.children.contains_key(&info.session_id);
                 enter_session(engine, Some(self.session_of(&info.session_id)), PROVIDER);
                 if let Some(ms) = info.time.created {
                     engine.set_time(ms);
                 }
-                self.created = info.time.created;
-                self.user = info.role == "user";
-                self.completed = info.time.completed;
-                self.error = info.error;
+                self.message = Message {
+                    user: info.role == "user",
+                    child,
+                    created: info.time.created,
+                    completed: info.time.completed,
+                    error: info.error,
+                    session: info.session_id,
+                };
             }
             Record::Part { .. } => {
                 let (ids, raw) = part.expect("read above");
+                self.resume(engine, &ids.session_id);
                 enter_session(engine, Some(self.session_of(&ids.session_id)), PROVIDER);
-                if self.user {
+                let m = &self.message;
+                if m.user {
                     // A subagent's prompt is its call's input, not a turn's.
-                    if ids.kind.as_deref() == Some("text") && !ids.synthetic && !self.child {
-                        self.prompt_time = self.prompt_time.or(self.created);
+                    if ids.kind.as_deref() == Some("text") && !ids.synthetic && !m.child {
+                        self.prompt_time = self.prompt_time.or(m.created);
                         let prompt = self.prompt.get_or_insert_with(String::new);
                         if !prompt.is_empty() {
                             prompt.push('\n');
@@ -194,20 +192,20 @@ impl Parse for Sessions {
                     }
                     return Ok(());
                 }
-                if !self.child {
+                if !m.child {
                     self.start_turn(engine);
                 }
-                if let Some(ms) = self.created {
+                if let Some(ms) = self.message.created {
                     engine.set_time(ms);
                 }
                 let part: Part = serde_json::from_str(raw.get()).map_err(LineError::Shape)?;
                 if let Part::Unknown = part {
                     return Err(LineError::UnknownType(format!("part {}", ids.kind.unwrap_or_default())));
                 }
-                if let (Part::StepFinish(_), Some(ms)) = (&part, self.completed) {
+                if let (Part::StepFinish(_), Some(ms)) = (&part, self.message.completed) {
                     engine.set_time(ms);
                 }
-                if self.child {
+                if self.message.child {
                     self.parts.child_part(engine, part);
                 } else {
                     self.parts.part(engine, part);
@@ -218,12 +216,61 @@ impl Parse for Sessions {
     }
 
     fn finish(&mut self, engine: &mut Engine) {
-        self.end_message(engine);
+        self.end_messages(engine);
         self.parts.finish(engine);
     }
 }
 
 impl Sessions {
+    /// A session's record. A subagent's, once its parent's `task` call has named it, is read
+    /// in the session it ran under: inside the call while the call is open (the database
+    /// gives it there, in the middle of the call's message), after it otherwise (a separate
+    /// export, read after its parent's).
+    fn session(&mut self, engine: &mut Engine, info: SessionInfo) {
+        let created = info.time.as_ref().and_then(|t| t.created);
+        let call = engine.spawner(&info.id);
+        if let (Some(parent), Some(call)) = (info.parent_id.filter(|_| call.is_some()), call) {
+            if engine.tool_is_open(&call) {
+                self.outer.push(std::mem::take(&mut self.message));
+            } else {
+                self.end_message(engine);
+            }
+            let root = self.children.get(&parent).cloned().unwrap_or(parent);
+            enter_session(engine, Some(&root), PROVIDER);
+            self.children.insert(info.id, root);
+            return;
+        }
+        self.end_messages(engine);
+        self.parts.end_session(engine);
+        if let Some(ms) = created {
+            engine.set_time(ms);
+        }
+        let started = SessionStarted {
+            provider: PROVIDER.into(),
+            provider_version: info.version,
+            model: info.model.and_then(|m| m.id),
+            cwd: info.directory,
+            git_branch: None,
+            tools: None,
+        };
+        start_session(engine, Some(&info.id), started);
+    }
+
+    /// A record of session `id`: when a subagent's session came in the middle of one of
+    /// its messages, that subagent's is over and the message goes on.
+    fn resume(&mut self, engine: &mut Engine, id: &str) {
+        if id == self.message.session || !self.outer.iter().any(|m| m.session == id) {
+            return;
+        }
+        while let Some(message) = self.outer.pop() {
+            self.end_message(engine);
+            self.message = message;
+            if self.message.session == id {
+                break;
+            }
+        }
+    }
+
     /// The session a record of session `id` is read in: its own, or a subagent's root's.
     fn session_of<'a>(&'a self, id: &'a str) -> &'a str {
         self.children.get(id).map_or(id, String::as_str)
@@ -239,18 +286,29 @@ impl Sessions {
         }
     }
 
+    /// The message being read has ended, and those it came in the middle of.
+    fn end_messages(&mut self, engine: &mut Engine) {
+        self.end_message(engine);
+        while let Some(message) = self.outer.pop() {
+            self.message = message;
+            self.end_message(engine);
+        }
+    }
+
     /// The message being read has ended: a user's opens its turn, an assistant's error ends
     /// the run as the stream's `error` line does. A subagent's error is a warning: its
     /// call's end says how the subagent ended.
     fn end_message(&mut self, engine: &mut Engine) {
         self.start_turn(engine);
-        match self.error.take() {
-            Some(error) if self.child => {
-                let (_, info) = run_error(Some(error));
-                engine.warning(info.message, Some(info.category.as_str().to_owned()));
-            }
-            Some(error) => self.parts.error(engine, Some(error)),
-            None => {}
+        let Some(error) = self.message.error.take() else { return };
+        if let Some(ms) = self.message.completed.or(self.message.created) {
+            engine.set_time(ms);
+        }
+        if self.message.child {
+            let (_, info) = run_error(Some(error));
+            engine.warning(info.message, Some(info.category.as_str().to_owned()));
+        } else {
+            self.parts.error(engine, Some(error));
         }
     }
 }

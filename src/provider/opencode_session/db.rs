@@ -25,7 +25,7 @@
 //! and the record names the row's `id`. A row whose JSON is broken becomes a line holding
 //! the row as text, kept `raw`.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -92,22 +92,39 @@ fn is_opencode(conn: &Connection) -> rusqlite::Result<bool> {
     Ok(n == 3)
 }
 
-/// The rows' JSON, with the ids the rows keep in columns put back, as `opencode export`
-/// has them; `NULL` when the row's JSON is broken.
-const SESSION_JSON: &str = "SELECT id, json_object('id', id, 'parentID', parent_id, 'directory', directory, \
-    'title', title, 'version', version, 'agent', agent, \
-    'model', CASE WHEN json_valid(model) THEN json(model) END, \
-    'time', json_object('created', time_created, 'updated', time_updated)) FROM session";
+/// A session row's JSON, with the ids the row keeps in columns put back, as `opencode
+/// export` has it (the rows' JSON below likewise); `NULL` when the row's JSON is broken.
+macro_rules! session_info {
+    () => {
+        "json_object('id', id, 'parentID', parent_id, 'directory', directory, \
+        'title', title, 'version', version, 'agent', agent, \
+        'model', CASE WHEN json_valid(model) THEN json(model) END, \
+        'time', json_object('created', time_created, 'updated', time_updated))"
+    };
+}
+/// The sessions in the order they are read: those whose parent is in the database after all
+/// others, so that a subagent's comes after the session whose call reads it.
+const SESSIONS: &str = concat!(
+    "SELECT id, ",
+    session_info!(),
+    " FROM session ORDER BY parent_id IN (SELECT id FROM session), time_created, id"
+);
+/// Session `?1`, when its parent is session `?2`.
+const CHILD: &str = concat!("SELECT id, ", session_info!(), " FROM session WHERE id = ?1 AND parent_id = ?2");
+/// The messages of session `?1` created after `?2` and up to `?3`.
 const MESSAGES: &str = "SELECT id, CASE WHEN json_valid(data) THEN json_set(data, '$.id', id, '$.sessionID', session_id) END, data \
-    FROM message WHERE session_id = ?1 ORDER BY time_created, id";
-/// A part's row, then the session its tool's metadata names (a `task` call's subagent) and
-/// the part as it was while that ran.
+    FROM message WHERE session_id = ?1 AND time_created > ?2 AND time_created <= ?3 ORDER BY time_created, id";
+const MESSAGES_AFTER: &str = "SELECT EXISTS (SELECT 1 FROM message WHERE session_id = ?1 AND time_created > ?2)";
+/// A part's row, then the session its tool's metadata names (a `task` call's subagent), the
+/// part as it was while that ran, and when the call ended.
 const PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
     THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data, \
     CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
     THEN json_extract(data, '$.state.metadata.sessionId') END, \
     CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
-    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id, '$.state.status', 'running') END \
+    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id, '$.state.status', 'running') END, \
+    CASE WHEN json_valid(data) AND json_type(data, '$.state.time.end') = 'integer' \
+    THEN json_extract(data, '$.state.time.end') END \
     FROM part WHERE message_id = ?1 ORDER BY id";
 
 /// The sessions that messages name and the `session` table lacks, oldest first.
@@ -163,14 +180,18 @@ fn read(db: Db, out: &mut LinesOut) -> io::Result<()> {
 fn read_rows(conn: &Connection, out: &mut LinesOut) -> Result<(), Stop> {
     // Deferred: the snapshot is taken by the first read, and every read after sees it.
     conn.execute_batch("BEGIN")?;
-    let mut sessions = conn.prepare(&format!("{SESSION_JSON} ORDER BY time_created, id"))?;
+    let mut sessions = conn.prepare(SESSIONS)?;
     let mut rows = sessions.query([])?;
-    let mut reader = Reader { conn, out, line: Vec::new(), read: HashSet::new() };
+    let mut reader = Reader { conn, out, line: Vec::new(), read: HashMap::new(), reading: Vec::new() };
     while let Some(row) = rows.next()? {
         let id: String = row.get(0)?;
-        if !reader.read.contains(&id) {
-            reader.session(&id, &row.get::<_, String>(1)?, 0)?;
-        }
+        // A subagent's read up to its last call's end: the rest of it, should there be any.
+        let after = match reader.read.get(&id) {
+            None => i64::MIN,
+            Some(&after) if after < i64::MAX && reader.has_messages_after(&id, after)? => after,
+            Some(_) => continue,
+        };
+        reader.session(&id, &row.get::<_, String>(1)?, (after, i64::MAX), 0)?;
     }
     drop(rows);
     reader.orphans()?;
@@ -182,24 +203,33 @@ struct Reader<'a> {
     conn: &'a Connection,
     out: &'a mut LinesOut,
     line: Vec<u8>,
-    /// The subagents' sessions already read inside their calls.
-    read: HashSet<String>,
+    /// The subagents' sessions read inside their calls, each up to when its last call
+    /// ended (`i64::MAX`: whole). OpenCode's `task` can resume a subagent: each call reads
+    /// the messages it made.
+    read: HashMap<String, i64>,
+    /// The sessions being read, outermost first: a subagent's session that names one of
+    /// them (a damaged database's cycle) is not read inside itself.
+    reading: Vec<String>,
 }
 
 impl Reader<'_> {
-    /// Session `id` (its JSON `info`), then each of its messages followed by its parts.
-    fn session(&mut self, id: &str, info: &str, depth: usize) -> Result<(), Stop> {
+    /// Session `id` (its JSON `info`), then each of its messages created within `span`
+    /// followed by its parts.
+    fn session(&mut self, id: &str, info: &str, span: (i64, i64), depth: usize) -> Result<(), Stop> {
         self.line.clear();
         record(SESSION, "info", info, &mut self.line);
         self.out.line(&self.line)?;
-        self.messages(id, depth)
+        self.reading.push(id.to_owned());
+        let read = self.messages(id, span, depth);
+        self.reading.pop();
+        read
     }
 
-    /// The messages of session `id`, each followed by its parts.
-    fn messages(&mut self, id: &str, depth: usize) -> Result<(), Stop> {
+    /// The messages of session `id` created within `span`, each followed by its parts.
+    fn messages(&mut self, id: &str, (after, until): (i64, i64), depth: usize) -> Result<(), Stop> {
         // Cached statements: one still being stepped through (a parent's) is not reused.
         let mut messages = self.conn.prepare_cached(MESSAGES)?;
-        let mut msgs = messages.query([id])?;
+        let mut msgs = messages.query(rusqlite::params![id, after, until])?;
         while let Some(m) = msgs.next()? {
             let message: String = m.get(0)?;
             emit(MESSAGE, "info", m, self.out, &mut self.line)?;
@@ -207,12 +237,18 @@ impl Reader<'_> {
             let mut ps = parts.query([&message])?;
             while let Some(p) = ps.next()? {
                 if let (Some(child), Some(running)) = (p.get::<_, Option<String>>(3)?, p.get::<_, Option<String>>(4)?) {
-                    self.child(id, &child, &running, depth)?;
+                    let ended = p.get::<_, Option<i64>>(5)?.unwrap_or(i64::MAX);
+                    self.child(id, &child, &running, ended, depth)?;
                 }
                 emit(PART, "part", p, self.out, &mut self.line)?;
             }
         }
         Ok(())
+    }
+
+    fn has_messages_after(&self, id: &str, after: i64) -> rusqlite::Result<bool> {
+        let mut query = self.conn.prepare_cached(MESSAGES_AFTER)?;
+        query.query_row(rusqlite::params![id, after], |r| r.get(0))
     }
 
     /// The rows a damaged or half-deleted database holds apart from any session: messages
@@ -223,7 +259,7 @@ impl Reader<'_> {
         let mut sessions = self.conn.prepare(ORPHAN_SESSIONS)?;
         let mut ids = sessions.query([])?;
         while let Some(row) = ids.next()? {
-            self.messages(&row.get::<_, String>(0)?, 0)?;
+            self.messages(&row.get::<_, String>(0)?, (i64::MIN, i64::MAX), 0)?;
         }
         let mut parts = self.conn.prepare(ORPHAN_PARTS)?;
         let mut ps = parts.query([])?;
@@ -234,21 +270,22 @@ impl Reader<'_> {
     }
 
     /// The subagent's session `child` that a part of session `parent` names, read after the
-    /// part as it was while the subagent ran: when it is that session's child, not read yet,
-    /// and not too deep.
-    fn child(&mut self, parent: &str, child: &str, running: &str, depth: usize) -> Result<(), Stop> {
-        if depth >= NESTING || self.read.contains(child) {
+    /// part as it was while the subagent ran, up to when the call `ended`: when it is that
+    /// session's child, not being read already, and not too deep.
+    fn child(&mut self, parent: &str, child: &str, running: &str, ended: i64, depth: usize) -> Result<(), Stop> {
+        let after = self.read.get(child).copied().unwrap_or(i64::MIN);
+        if depth >= NESTING || after == i64::MAX || self.reading.iter().any(|s| s == child) {
             return Ok(());
         }
-        let mut query = self.conn.prepare_cached(&format!("{SESSION_JSON} WHERE id = ?1 AND parent_id = ?2"))?;
+        let mut query = self.conn.prepare_cached(CHILD)?;
         let Some(info) = query.query_row([child, parent], |r| r.get::<_, String>(1)).optional()? else {
             return Ok(());
         };
-        self.read.insert(child.to_owned());
+        self.read.insert(child.to_owned(), ended.max(after));
         self.line.clear();
         record(PART, "part", running, &mut self.line);
         self.out.line(&self.line)?;
-        self.session(child, &info, depth + 1)
+        self.session(child, &info, (after, ended), depth + 1)
     }
 }
 
