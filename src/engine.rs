@@ -411,6 +411,13 @@ impl Engine {
         }
     }
 
+    /// Says that the current session ended as it should, as far as the agent tells: Copilot
+    /// CLI's routine shutdown, an ACP session its client made and never prompted. One that
+    /// had no turn then did nothing, rather than being cut before its first.
+    pub fn session_closed(&mut self) {
+        self.session().closed = true;
+    }
+
     /// True when the current session has an open turn.
     pub fn turn_is_open(&self) -> bool {
         self.current.is_some_and(|i| self.sessions[i].turn_open)

@@ -787,6 +787,7 @@ fn a_session_cut_after_its_header_is_not_ok() {
         ("gemini-cli-0.61.0/write/home/.gemini/tmp/w-gemini-rcrm/chats/session-2026-12-01T18-59-b6dbcef0.jsonl", 2),
         ("copilot-1.0.102/exit4/home/.copilot/session-state/e9c34986-7a4e-46af-9a45-5a59e83d0d7c/events.jsonl", 1),
         ("codex-0.171.0/text/stdout.jsonl", 1),
+        ("codex-0.171.0/text/home/.codex/sessions/2026/12/01/rollout-2026-12-01T18-58-38-01a232f9-24f2-7362-a97d-78bdfcc4a94f.jsonl", 1),
     ];
     for (path, n) in heads {
         let input: String = recorded_lines(path)[..n].iter().map(|l| format!("{l}\n")).collect();
@@ -835,6 +836,36 @@ fn a_record_written_twice_is_read_once() {
         }
         assert_eq!(figures(&[lines.clone(), lines.clone()].concat()), original, "{path}: the file twice");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+/// A session the agent says ended as it should, with no turn, did nothing rather than being
+/// cut: Copilot CLI opened and quit (its routine shutdown), an ACP client's session it never
+/// prompted (the transcript holds the client's requests, so it would hold a prompt).
+#[test]
+fn a_session_that_ended_with_nothing_asked_is_not_cut() {
+    let copilot = recorded_lines(
+        "copilot-1.0.102/exit4/home/.copilot/session-state/e9c34986-7a4e-46af-9a45-5a59e83d0d7c/events.jsonl",
+    );
+    let shutdown = copilot.iter().find(|l| l.contains("\"session.shutdown\"")).unwrap();
+    let acp = std::fs::read_to_string(fixture("acp/claude-code-acp-text.input.jsonl")).unwrap();
+    let lines: Vec<&str> = acp.lines().collect();
+    let (request, response) =
+        (lines[2], lines.iter().find(|l| l.starts_with("{\"jsonrpc\":\"2.0\",\"id\":1,")).unwrap());
+    let sid = serde_json::from_str::<Value>(response).unwrap()["result"]["sessionId"].as_str().unwrap().to_owned();
+    let idle = format!(
+        "{}\n{}\n",
+        request.replace("\"id\": 1", "\"id\": 7"),
+        response.replace("\"id\":1,", "\"id\":7,").replace(&sid, "d0000000-0000-0000-0000-000000000001")
+    );
+    for (name, input) in [
+        ("copilot", format!("{}\n{shutdown}\n", copilot[0])),
+        ("acp, the idle session after", format!("{acp}{idle}")),
+        ("acp, the idle session before", format!("{}\n{idle}{}\n", lines[0], lines[1..].join("\n"))),
+    ] {
+        let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+        let summary = events.last().unwrap();
+        assert_eq!(summary["ok"], true, "{name}: {summary}");
     }
 }
 

@@ -17,6 +17,8 @@ pub(super) struct SessionState {
     /// The tool call that spawned this session's agent, when it is a child's: the parent of
     /// every event of the session that names none of its own.
     pub spawner: Option<String>,
+    /// The agent said the session ended as it should ([`Engine::session_closed`]).
+    pub closed: bool,
     pub seq: u64,
     pub turn: u64,
     pub turns: u64,
@@ -45,6 +47,7 @@ impl SessionState {
             id,
             provider,
             spawner: None,
+            closed: false,
             seq: 0,
             turn: 0,
             turns: 0,
@@ -70,10 +73,10 @@ impl SessionState {
     }
 
     /// An agent's own session (not a child's, nor the lines no dialect claimed) that ended
-    /// without a turn or an outcome.
+    /// without a turn or an outcome, and without the agent's saying it was over.
     pub fn never_ran(&self) -> bool {
         let agent = self.provider.as_deref().is_some_and(|p| p != super::UNCLAIMED);
-        agent && self.spawner.is_none() && self.turns == 0 && self.outcome.is_none()
+        agent && self.spawner.is_none() && !self.closed && self.turns == 0 && self.outcome.is_none()
     }
 
     pub fn figures(&self) -> SessionFigures {

@@ -261,10 +261,13 @@ impl Parse for Rollout {
         Ok(())
     }
 
-    /// A `task_started` whose prompt never came is a turn all the same, cut short.
+    /// A `task_started` whose prompt never came is a turn all the same, cut short; a
+    /// `session_meta` with nothing after it is a session all the same, cut before its turn.
     fn finish(&mut self, engine: &mut Engine) {
         if self.turn_pending {
             self.enter(engine);
+        } else if self.pending.is_some() {
+            self.start_session(engine);
         }
     }
 }

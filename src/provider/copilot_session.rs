@@ -124,7 +124,10 @@ impl Parse for CopilotSession {
                 // A routine shutdown is the invocation ending as its stream's `result` does;
                 // the file keeps no exit code, so any other one ends the turn unfinished.
                 match s.shutdown_type.as_deref() {
-                    Some("routine") => engine.turn_ended(Outcome::Completed, None, None),
+                    Some("routine") => {
+                        engine.turn_ended(Outcome::Completed, None, None);
+                        engine.session_closed();
+                    }
                     other => engine.turn_ended(Outcome::Interrupted, other.map(str::to_owned), None),
                 }
             }

@@ -215,7 +215,13 @@ impl Acp {
                 self.enter_session(engine, session.as_deref());
                 engine.approval_settled(&approval, decision);
             }
-            Some(Pending::NewSession { cwd }) => self.session_created(result, cwd, engine),
+            Some(Pending::NewSession { cwd }) => {
+                // The client's request is in the transcript, so its prompts would be: a
+                // session without one was never asked anything.
+                if self.session_created(result, cwd, engine) {
+                    engine.session_closed();
+                }
+            }
             Some(Pending::LoadSession { session }) => {
                 // The replayed history is over.
                 self.enter_session(engine, session.as_deref());
@@ -264,8 +270,9 @@ impl Acp {
         Some(self.pending.remove(i).what)
     }
 
-    fn session_created(&mut self, result: AnyResult, cwd: Option<String>, engine: &mut Engine) {
-        let Some(sid) = result.session_id else { return };
+    /// A `session/new` response: true when it named the session it made.
+    fn session_created(&mut self, result: AnyResult, cwd: Option<String>, engine: &mut Engine) -> bool {
+        let Some(sid) = result.session_id else { return false };
         self.cost.reset();
         let model = result.models.and_then(|m| m.current_model_id).or_else(|| {
             let options = result.config_options?;
@@ -274,6 +281,7 @@ impl Acp {
         });
         engine.session_started(Some(&sid), self.session_info(cwd, model));
         self.say_logged_out(engine);
+        true
     }
 
     fn prompt_ended(&mut self, session: Option<&str>, result: AnyResult, engine: &mut Engine) {
