@@ -166,6 +166,26 @@ impl crate::io::Formats for SessionFiles {
     }
 }
 
+/// What `project` and `summarize` read: canonical events or any agent's output, as lines
+/// (a directory's files whose first line is a JSON object) or as the [`SessionFiles`]
+/// documents, which they normalize on the way in as `normalize` would.
+#[derive(Debug)]
+pub struct EventsOrSessions;
+
+impl crate::io::Formats for EventsOrSessions {
+    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>> {
+        SessionFiles.decode(path, head)
+    }
+
+    fn claims(&self, line: &str) -> bool {
+        crate::io::JsonLines.claims(line)
+    }
+
+    fn read_with_another(&self, path: &std::path::Path) -> bool {
+        SessionFiles.read_with_another(path)
+    }
+}
+
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].
 #[derive(Clone, Copy)]
 pub struct Provider(&'static Dialect);

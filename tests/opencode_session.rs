@@ -338,3 +338,21 @@ fn a_session_named_by_its_own_call_is_read_once() {
     assert_eq!(of_type(&cycle, "usage").len(), of_type(&plain, "usage").len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `project` and `summarize` read OpenCode's database and exports named as files, as they
+/// read any agent's output: what they give is what they give of `normalize`'s output.
+#[test]
+fn project_and_summarize_read_the_session_files_themselves() {
+    let dir = scenario("subagent");
+    for file in ["opencode.db", "export.json"] {
+        let path = dir.join(file);
+        let normalized = bin("normalize").arg(&path).output().unwrap().stdout;
+        assert!(!normalized.is_empty());
+        let projected = bin("project").args(["--mode", "jsonl"]).arg(&path).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&projected.stdout), String::from_utf8_lossy(&normalized), "{file}");
+        let summary = bin("summarize").args(["--format", "json"]).arg(&path).output().unwrap();
+        let piped = crate::support::run("summarize", &["--format", "json"], &normalized);
+        assert_eq!(String::from_utf8_lossy(&summary.stdout), String::from_utf8_lossy(&piped), "{file}");
+        assert_eq!(summary.status.code(), Some(0), "{file}");
+    }
+}

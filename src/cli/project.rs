@@ -99,6 +99,7 @@ struct Stopped;
 
 impl Command for Args {
     const NAME: &'static str = "project";
+    const FORMATS: &'static dyn crate::io::Formats = &crate::provider::EventsOrSessions;
 
     fn common(&self) -> &CommonArgs {
         &self.common

@@ -86,6 +86,7 @@ commutative and idempotent; a run that two parts both hold counts once."
 
 impl Command for Args {
     const NAME: &'static str = "summarize";
+    const FORMATS: &'static dyn crate::io::Formats = &crate::provider::EventsOrSessions;
 
     fn common(&self) -> &CommonArgs {
         &self.common
