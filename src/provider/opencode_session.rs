@@ -4,7 +4,9 @@
 //! line (`opencode-session`, `opencode-message`, `opencode-part`), which this dialect reads:
 //! the parts through the stream parser's own mapping ([`OpenCode::part`]), so a session
 //! file gives the events its live stream gives, and the user's prompts, which the stream
-//! does not show, as its turns' prompts.
+//! does not show, as its turns' prompts. A subagent's own session (a `task` call's child)
+//! is read as Claude Code's subagent transcripts are: its events are the call's, in the
+//! run's session, not a run or turns of its own.
 
 pub(super) mod db;
 pub(super) mod export;
