@@ -102,6 +102,12 @@ macro_rules! session_info {
         'time', json_object('created', time_created, 'updated', time_updated))"
     };
 }
+/// A part row's JSON, the ids it keeps in columns put back, with more paths set (`extra`).
+macro_rules! part_json {
+    ($($extra:literal)?) => {
+        concat!("json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id" $(, ", ", $extra)?, ")")
+    };
+}
 /// The sessions in the order they are read: those whose parent is in the database after all
 /// others, so that a subagent's comes after the session whose call reads it.
 const SESSIONS: &str = concat!(
@@ -117,23 +123,29 @@ const MESSAGES: &str = "SELECT id, CASE WHEN json_valid(data) THEN json_set(data
 const MESSAGES_AFTER: &str = "SELECT EXISTS (SELECT 1 FROM message WHERE session_id = ?1 AND time_created > ?2)";
 /// A part's row, then the session its tool's metadata names (a `task` call's subagent), the
 /// part as it was while that ran, and when the call ended.
-const PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
-    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data, \
+const PARTS: &str = concat!(
+    "SELECT id, CASE WHEN json_valid(data) THEN ",
+    part_json!(),
+    " END, data, \
     CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
     THEN json_extract(data, '$.state.metadata.sessionId') END, \
-    CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' \
-    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id, '$.state.status', 'running') END, \
+    CASE WHEN json_valid(data) AND json_type(data, '$.state.metadata.sessionId') = 'text' THEN ",
+    part_json!("'$.state.status', 'running'"),
+    " END, \
     CASE WHEN json_valid(data) AND json_type(data, '$.state.time.end') = 'integer' \
     THEN json_extract(data, '$.state.time.end') END \
-    FROM part WHERE message_id = ?1 ORDER BY id";
+    FROM part WHERE message_id = ?1 ORDER BY id"
+);
 
 /// The sessions that messages name and the `session` table lacks, oldest first.
 const ORPHAN_SESSIONS: &str = "SELECT session_id FROM message WHERE session_id NOT IN (SELECT id FROM session) \
     GROUP BY session_id ORDER BY min(time_created), session_id";
 /// The parts whose message the `message` table lacks.
-const ORPHAN_PARTS: &str = "SELECT id, CASE WHEN json_valid(data) \
-    THEN json_set(data, '$.id', id, '$.messageID', message_id, '$.sessionID', session_id) END, data \
-    FROM part WHERE message_id NOT IN (SELECT id FROM message) ORDER BY id";
+const ORPHAN_PARTS: &str = concat!(
+    "SELECT id, CASE WHEN json_valid(data) THEN ",
+    part_json!(),
+    " END, data FROM part WHERE message_id NOT IN (SELECT id FROM message) ORDER BY id"
+);
 /// The record of a part whose message is gone: no dialect reads it, so it is kept `raw`.
 const ORPHAN_PART: &str = "opencode-part-without-message";
 
