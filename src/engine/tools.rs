@@ -81,11 +81,9 @@ impl Engine {
         }
     }
 
-    /// Reports what arrived for a call that was never announced: an ended call gets a
-    /// synthesized start; output without an end is dropped, as for any unknown call.
-    /// Reports the ends of session `i`'s calls that were never announced, each as a call of
-    /// its own, in the order they came; with `ended` only those (an end that came with no
-    /// announcement before its turn ended will get none), else every one, output alone too.
+    /// Releases what arrived for session `i`'s calls that were never announced, in the order
+    /// it came: with `ended`, only the calls that ended (the turn they came in is ending, so
+    /// no announcement will come), else all of them (the input is ending).
     pub(super) fn release_orphans(&mut self, i: usize, ended: bool) {
         let orphans = &mut self.sessions[i].orphans;
         if orphans.is_empty() {
@@ -101,6 +99,8 @@ impl Engine {
         }
     }
 
+    /// Reports what arrived for a call that was never announced: an ended call gets a
+    /// synthesized start; output without an end is dropped, as for any unknown call.
     fn release_orphan(&mut self, i: usize, id: &str, orphan: Orphan) {
         if orphan.end.is_none() {
             return;
