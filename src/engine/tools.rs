@@ -89,10 +89,7 @@ impl Engine {
         if orphans.is_empty() {
             return;
         }
-        let ids: Vec<String> =
-            orphans.iter().filter(|(_, o)| !ended || o.end.is_some()).map(|(id, _)| id.clone()).collect();
-        let mut released: Vec<(String, Orphan)> =
-            ids.into_iter().filter_map(|id| orphans.remove(&id).map(|o| (id, o))).collect();
+        let mut released: Vec<(String, Orphan)> = orphans.extract_if(|_, o| !ended || o.end.is_some()).collect();
         released.sort_by(|a, b| (a.1.line, &a.0).cmp(&(b.1.line, &b.0)));
         for (id, orphan) in released {
             self.release_orphan(i, &id, orphan);

@@ -298,8 +298,8 @@ impl Otlp {
 
     /// The span of a child agent, ended with the call that spawned it, under that call's
     /// span (or the session's, for a call the input never showed, or that ended before and
-    /// was no agent call). It is named by the
-    /// call's target (the task the model wrote) only with content: without, by the tool.
+    /// was no agent call). It is named by the call's target (the task the model wrote) only
+    /// with content: without, by the tool.
     fn agent_span(&self, s: &Session, session: &str, parent: &str, agent: &Agent) -> Span {
         let mut a = Attrs::default();
         a.str("gen_ai.operation.name", "invoke_agent").str("gen_ai.conversation.id", session);

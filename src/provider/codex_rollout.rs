@@ -18,7 +18,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::repeats::Repeats;
+use super::repeats::ReadOnce;
 use super::codex::{call, change_of, end_of, ended, start, unwrap_shell, WireUsage};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
@@ -33,7 +33,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "codex-rollout",
     opens: &["session_meta"],
     claim,
-    parser: || Box::new(Rollout::default()),
+    parser: || Box::new(ReadOnce::<Rollout>::default()),
 };
 
 /// The record types of a rollout.
@@ -60,7 +60,6 @@ pub struct Rollout {
     turn_pending: bool,
     /// `token_usage_record`s were seen: the `token_count` totals repeat them.
     usage_records: bool,
-    repeats: Repeats,
 }
 
 #[derive(Deserialize)]
@@ -206,9 +205,6 @@ struct Compacted {
 
 impl Parse for Rollout {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        if self.repeats.seen(line) {
-            return Ok(());
-        }
         let env: Envelope = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &KNOWN))?;
         if let Some(ms) = env.timestamp.as_deref().and_then(parse_rfc3339) {
             engine.set_time(ms);

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::copilot::{is_envelope, Copilot, Envelope};
-use super::repeats::Repeats;
+use super::repeats::ReadOnce;
 use super::usage::cache_inclusive;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
@@ -27,7 +27,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "copilot-session",
     opens: &["session.start"],
     claim,
-    parser: || Box::new(CopilotSession::default()),
+    parser: || Box::new(ReadOnce::<CopilotSession>::default()),
 };
 
 /// The events only the session file holds.
@@ -50,7 +50,6 @@ const PROVIDER: &str = "copilot";
 #[derive(Debug, Default)]
 pub struct CopilotSession {
     stream: Copilot,
-    repeats: Repeats,
 }
 
 #[derive(Deserialize)]
@@ -89,9 +88,6 @@ struct Shutdown {
 
 impl Parse for CopilotSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        if self.repeats.seen(line) {
-            return Ok(());
-        }
         let kind = super::leading_type(line).map(Cow::Borrowed).or_else(|| super::type_of(line));
         if !kind.is_some_and(|k| FILE_ONLY.contains(&k.as_ref())) {
             return self.stream.line(line, engine);

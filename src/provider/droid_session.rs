@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::droid::{Droid, PROVIDER};
-use super::repeats::Repeats;
+use super::repeats::ReadOnce;
 use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
@@ -31,7 +31,7 @@ pub(super) const DIALECT: Dialect = Dialect {
     family: "droid-session",
     opens: &["session_start"],
     claim,
-    parser: || Box::new(DroidSession::default()),
+    parser: || Box::new(ReadOnce::<DroidSession>::default()),
 };
 
 /// The line [`settings`] adds for the session's settings file.
@@ -55,7 +55,6 @@ fn claim(p: &Probe) -> Claim {
 #[derive(Debug, Default)]
 pub struct DroidSession {
     tools: Droid,
-    repeats: Repeats,
 }
 
 #[derive(Deserialize)]
@@ -124,9 +123,6 @@ const CONTEXT: &str = "context-";
 
 impl Parse for DroidSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
-        if self.repeats.seen(line) {
-            return Ok(());
-        }
         let wire: Wire = serde_json::from_str(line).map_err(|e| LineError::classify(line, e, &TYPES))?;
         match wire {
             Wire::SessionStart { id, cwd } => {
