@@ -6,6 +6,7 @@
 mod files;
 mod input;
 mod line;
+mod order;
 mod read;
 mod source;
 mod walk;
@@ -15,6 +16,7 @@ pub use files::Files;
 pub(crate) use input::Opaque;
 pub use input::{Input, LinesOut, Produced};
 pub use line::{decoding, is_blank, Line, LineReader};
+pub use order::Place;
 pub use read::{each_line, read_lines, EventLine, LineSink, Reading, SourceNotes};
 pub use source::{Formats, JsonLines, Opened, Source, SourceIter, Sources, Unreadable, HEAD_BYTES};
 pub use write::LineWriter;

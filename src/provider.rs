@@ -164,6 +164,10 @@ impl crate::io::Formats for SessionFiles {
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         droid_session::settings::is_settings_of_a_session(path, crate::io::HEAD_BYTES as u64)
     }
+
+    fn place(&self, head: &[u8]) -> Option<crate::io::Place> {
+        opencode_session::export::place(head)
+    }
 }
 
 /// What `project` and `summarize` read: canonical events or any agent's output, as lines
@@ -183,6 +187,10 @@ impl crate::io::Formats for EventsOrSessions {
 
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         SessionFiles.read_with_another(path)
+    }
+
+    fn place(&self, head: &[u8]) -> Option<crate::io::Place> {
+        SessionFiles.place(head)
     }
 }
 

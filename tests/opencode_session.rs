@@ -55,6 +55,36 @@ fn a_subagent_s_session_is_its_task_call_s() {
     }
 }
 
+/// OpenCode's session ids sort newest first, so a subagent's export sorts before its
+/// parent's, in a directory as in a shell glob: it waits until its parent's is read, and
+/// the run is the one the parent-first order gives. A child whose parent is not given is
+/// still read, last, as a run of its own.
+#[test]
+fn a_subagent_s_export_waits_for_its_parent_s() {
+    let dir = scenario("subagent");
+    let without_file = |mut events: Vec<Value>| {
+        events.iter_mut().for_each(|e| {
+            e["rawRef"].as_object_mut().map(|r| r.remove("file"));
+        });
+        events.pop();
+        events
+    };
+    let (parent_first, _) = normalize(&[&dir.join("export.json"), &dir.join("export-child.json")]);
+    let (child_first, _) = normalize(&[&dir.join("export-child.json"), &dir.join("export.json")]);
+    assert_eq!(without_file(child_first), without_file(parent_first.clone()));
+    let archive = scratch("opencode-exports");
+    std::fs::copy(dir.join("export-child.json"), archive.join("ses_1.json")).unwrap();
+    std::fs::copy(dir.join("export.json"), archive.join("ses_2.json")).unwrap();
+    let (walked, _) = normalize(&[&archive]);
+    assert_eq!(without_file(walked), without_file(parent_first));
+    std::fs::remove_file(archive.join("ses_2.json")).unwrap();
+    std::fs::copy(scenario("text").join("export.json"), archive.join("ses_3.json")).unwrap();
+    let (orphan, _) = normalize(&[&archive]);
+    let runs: Vec<&Value> = orphan.iter().filter(|e| e["type"] == "session.started").collect();
+    assert_eq!(runs.len(), 2);
+    assert!(runs[1]["rawRef"]["file"].as_str().unwrap().ends_with("ses_1.json"), "{runs:?}");
+}
+
 #[test]
 fn export_provenance_is_the_line_of_the_document() {
     let path = scenario("exit4").join("export.json");

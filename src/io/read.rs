@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use super::{is_blank, stop_requested, Line, LineReader, LineWriter, Source, Sources, Unreadable};
+use super::order::Order;
+use super::{is_blank, stop_requested, Line, LineReader, LineWriter, Opened, Source, Sources, Unreadable};
 use crate::event::Event;
 
 /// What the one input loop ([`each_line`]) hands its lines to. Each method but
@@ -29,32 +30,42 @@ pub trait LineSink {
 /// into `sink`, until the sources end, a stop is requested or the sink says so.
 pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -> anyhow::Result<()> {
     let mut buf = Vec::new();
-    for (i, source) in sources.iter()?.enumerate() {
+    let mut order = Order::new(sources.iter()?);
+    let mut i = 0;
+    while let Some(source) = order.next() {
         let source = source?;
+        i += 1;
         if stop_requested().is_some() {
             return Ok(());
         }
-        // A found file is looked at first: one that is skipped begins nothing. (Opening
-        // it never waits, so nothing need be flushed before.)
-        let found = matches!(source, Source::Found(_)).then(|| sources.open(&source));
-        match found {
-            Some(Ok(super::Opened::Skipped(why))) => {
+        // A file is looked at first, unless opening it may wait (a FIFO): one that is
+        // skipped or waits for another begins nothing. (Opening it never waits, so nothing
+        // need be flushed before.)
+        let may_wait = source.may_wait();
+        let opened = (!may_wait).then(|| sources.open(&source, &|parent| order.may_read(parent)));
+        match opened {
+            Some(Ok(Opened::Skipped(why))) => {
                 sink.skipped(&source, why);
                 continue;
             }
-            Some(Ok(super::Opened::WithAnother)) => continue,
+            Some(Ok(Opened::WithAnother)) => continue,
+            Some(Ok(Opened::Waits(place))) => {
+                order.wait(source, place);
+                continue;
+            }
             _ => {}
         }
-        if !sink.begin(&source, i > 0 && source.may_wait())? {
+        if !sink.begin(&source, i > 1 && may_wait)? {
             return Ok(());
         }
-        let input = match found.unwrap_or_else(|| sources.open(&source)) {
-            Ok(super::Opened::Lines(input)) => input,
-            Ok(super::Opened::Skipped(why)) => {
+        let (input, session) = match opened.unwrap_or_else(|| sources.open(&source, &|_| true)) {
+            Ok(Opened::Lines(input)) => (input, None),
+            Ok(Opened::Session(input, id)) => (input, Some(id)),
+            Ok(Opened::Skipped(why)) => {
                 sink.skipped(&source, why);
                 continue;
             }
-            Ok(super::Opened::WithAnother) => continue,
+            Ok(Opened::WithAnother | Opened::Waits(_)) => continue,
             Err(error) => {
                 sink.unreadable(Unreadable { name: source.name(), error, part_way: false });
                 continue;
@@ -83,6 +94,9 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
         };
         if let Some(error) = failed {
             sink.unreadable(Unreadable { name: source.name(), error, part_way });
+        }
+        if let Some(id) = session {
+            order.read(id);
         }
         buf = lines.into_buffer();
     }

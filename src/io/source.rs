@@ -9,7 +9,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use super::input::{regular_size, Waiting};
-use super::{decoding, Input};
+use super::{decoding, Input, Place};
 
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
 #[derive(Debug, Clone)]
@@ -95,6 +95,11 @@ pub trait Formats: Sync + std::fmt::Debug {
     fn read_with_another(&self, _path: &Path) -> bool {
         false
     }
+    /// Where the file whose first bytes are `head` belongs among the others, when it is a
+    /// session file that is part of another session ([`Place`]).
+    fn place(&self, _head: &[u8]) -> Option<Place> {
+        None
+    }
 }
 
 /// How much of a file [`Formats::decode`] is shown.
@@ -124,6 +129,10 @@ impl Formats for JsonLines {
 pub enum Opened {
     /// The lines.
     Lines(Box<dyn Input>),
+    /// The lines of a file holding one session, by its id.
+    Session(Box<dyn Input>, String),
+    /// Not read yet: the file is part of a session whose file has not been read.
+    Waits(Place),
     /// Not read, and why: not a file the filter recognises.
     Skipped(&'static str),
     /// Not read on its own: it is read with another file ([`Formats::read_with_another`]).
@@ -155,8 +164,10 @@ impl Sources {
     }
 
     /// Opens `source`: a file the filter decodes becomes its lines; a file found in a
-    /// directory is read only when the filter recognises its first line (or decodes it).
-    pub fn open(&self, source: &Source) -> io::Result<Opened> {
+    /// directory is read only when the filter recognises its first line (or decodes it); a
+    /// file that is part of another session is read only when `may_read` says so of that
+    /// session.
+    pub fn open(&self, source: &Source, may_read: &dyn Fn(&str) -> bool) -> io::Result<Opened> {
         let (Source::File(path) | Source::Found(path)) = source else { return source.open().map(Opened::Lines) };
         let found = matches!(source, Source::Found(_));
         if found && std::fs::symlink_metadata(path)?.is_symlink() && path.is_dir() {
@@ -190,15 +201,25 @@ impl Sources {
         // Read in one go: most session files are smaller than the head.
         let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize);
         (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
-        if let Some(decoded) = self.formats.decode(path, &head) {
-            return decoded.map(Opened::Lines);
-        }
-        if found {
-            if let Some(why) = self.refuses(&mut file, &mut head)? {
-                return Ok(Opened::Skipped(why));
+        let place = match self.formats.place(&head) {
+            Some(p) if p.parent.as_deref().is_some_and(|parent| !may_read(parent)) => return Ok(Opened::Waits(p)),
+            place => place,
+        };
+        let lines = match self.formats.decode(path, &head) {
+            Some(decoded) => decoded?,
+            None => {
+                if found {
+                    if let Some(why) = self.refuses(&mut file, &mut head)? {
+                        return Ok(Opened::Skipped(why));
+                    }
+                }
+                decoding(io::Cursor::new(head).chain(file))?
             }
-        }
-        decoding(io::Cursor::new(head).chain(file)).map(Opened::Lines)
+        };
+        Ok(match place {
+            Some(place) => Opened::Session(lines, place.id),
+            None => Opened::Lines(lines),
+        })
     }
 
     /// Why a found file is not input, reading more of it while its first line goes on.

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{record, MESSAGE, PART, SESSION};
-use crate::io::Input;
+use crate::io::{Input, Place};
 
 /// The largest export file read.
 pub(in crate::provider) const LIMIT: u64 = 64 * 1024 * 1024;
@@ -42,6 +42,25 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
         return None;
     }
     Some(read(path).map(|lines| Box::new(io::Cursor::new(lines)) as Box<dyn Input>))
+}
+
+/// Where the export whose first bytes are `head` belongs: a subagent's session (one with a
+/// `parentID`) after its parent's, whose `task` call it is read under.
+pub(in crate::provider) fn place(head: &[u8]) -> Option<Place> {
+    #[derive(Deserialize)]
+    struct Ids {
+        id: String,
+        #[serde(rename = "parentID")]
+        parent: Option<String>,
+    }
+    if !looks_like_one(head) {
+        return None;
+    }
+    // The value of `info`, the first key: read alone, so the rest of the document (cut at
+    // the end of the head) is not looked at.
+    let info = head.trim_ascii_start()[1..].trim_ascii_start()["\"info\"".len()..].trim_ascii_start();
+    let ids = Ids::deserialize(&mut serde_json::Deserializer::from_slice(info.strip_prefix(b":")?)).ok()?;
+    Some(Place { id: ids.id, parent: ids.parent })
 }
 
 /// Every file a directory walk finds is asked, so the bytes are looked at as they are.
