@@ -787,6 +787,8 @@ fn a_session_cut_after_its_header_is_not_ok() {
         ("gemini-cli-0.61.0/write/home/.gemini/tmp/w-gemini-rcrm/chats/session-2026-12-01T18-59-b6dbcef0.jsonl", 2),
         ("copilot-1.0.102/exit4/home/.copilot/session-state/e9c34986-7a4e-46af-9a45-5a59e83d0d7c/events.jsonl", 1),
         ("codex-0.171.0/text/stdout.jsonl", 1),
+        // Claude Code's queue of prompts: one was queued and taken, its own record cut off.
+        ("claude-code-2.1.332/text/home/.claude/projects/-tmp-sess-w-claude-p5fp/b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4.jsonl", 2),
         ("codex-0.171.0/text/home/.codex/sessions/2026/12/01/rollout-2026-12-01T18-58-38-01a232f9-24f2-7362-a97d-78bdfcc4a94f.jsonl", 1),
     ];
     for (path, n) in heads {

@@ -43,7 +43,7 @@ const MESSAGES: [&str; 3] = ["user", "assistant", "system"];
 const LINKS: [&str; 2] = ["attachment", "progress"];
 /// Bookkeeping lines outside the chain.
 const BOOKKEEPING: [&str; 14] = [
-    "queue-operation",
+    QUEUED,
     "api-request",
     "api-request-shape",
     "api-request-blob",
@@ -58,6 +58,8 @@ const BOOKKEEPING: [&str; 14] = [
     "agent-name",
     "pr-link",
 ];
+/// A prompt queued for the agent, and taken from the queue.
+const QUEUED: &str = "queue-operation";
 /// The session's running cost and duration, after each turn.
 const COST: &str = "cost-state";
 /// The user's interruption, as Claude Code records it.
@@ -87,6 +89,9 @@ fn claim(p: &Probe) -> Claim {
 pub struct ClaudeSession {
     chain: Chain,
     reader: ClaudeReader,
+    /// The first prompt queued (`queue-operation` `enqueue`): its session and time. A file
+    /// cut before the prompt's own record still says a run began.
+    queued: Option<(Option<String>, Option<String>)>,
 }
 
 impl Parse for ClaudeSession {
@@ -110,6 +115,9 @@ impl Parse for ClaudeSession {
             return Ok(());
         }
         if LINKS.contains(&kind) || BOOKKEEPING.contains(&kind) {
+            if kind == QUEUED && env.operation.as_deref() == Some("enqueue") && self.queued.is_none() {
+                self.queued = Some((env.session_id.clone(), env.timestamp.clone()));
+            }
             if env.uuid.is_some() {
                 let record = record(None);
                 self.chain.push(record, &mut self.reader, engine);
@@ -125,7 +133,12 @@ impl Parse for ClaudeSession {
 
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
+        let began = self.reader.started || self.reader.waiting.is_some();
         self.reader.finish(engine);
+        if let Some((session, at)) = self.queued.take().filter(|_| !began) {
+            self.reader.turn.at(engine, at.as_deref());
+            engine.session_started(session.as_deref(), SessionStarted { provider: PROVIDER.into(), ..Default::default() });
+        }
     }
 }
 
@@ -320,6 +333,8 @@ struct Envelope<'a> {
     #[serde(rename = "sessionId")]
     session_id: Option<String>,
     timestamp: Option<String>,
+    /// `queue-operation`: `enqueue` or `dequeue`.
+    operation: Option<Cow<'a, str>>,
     cwd: Option<String>,
     #[serde(rename = "gitBranch")]
     git_branch: Option<String>,
