@@ -175,6 +175,9 @@ struct Run {
     message: Option<(String, bool, Option<String>)>,
     /// The last assistant message, the parent of the tool calls that follow it.
     last_text: Option<String>,
+    /// The time of its latest event, when it ends: a run read from an archive, or followed
+    /// by another, did not end when it was read.
+    last: Option<i64>,
 }
 
 impl AgUi {
@@ -226,9 +229,11 @@ impl AgUi {
         Ok(())
     }
 
-    /// Ends the current run: `RUN_ERROR` when a turn failed, timed out or was cut off, else
-    /// `RUN_FINISHED` (cancelled when a turn was).
+    /// Ends the current run, at its latest event (`at` when none had a time): `RUN_ERROR`
+    /// when a turn failed, timed out or was cut off, else `RUN_FINISHED` (cancelled when a
+    /// turn was).
     fn close_run(&mut self, out: &mut dyn Write, at: Option<i64>) -> io::Result<()> {
+        let at = self.run.as_ref().and_then(|r| r.last).or(at);
         self.close_step(out, at)?;
         let Some(run) = self.run.take() else { return Ok(()) };
         self.calls.clear();
@@ -374,9 +379,14 @@ impl Projection for AgUi {
                 step: None,
                 message: None,
                 last_text: None,
+                last: None,
             });
             let f = Frame { thread_id: Some(&ev.session_id), run_id: Some(&ev.session_id), ..Frame::default() };
             self.emit(out, "RUN_STARTED", at, None, f)?;
+        }
+        if !matches!(ev.body, Body::Summary(_)) {
+            let run = self.run.as_mut().expect("a run is open");
+            run.last = run.last.max(at);
         }
         let sub = ev.parent_id.as_deref();
         if let Some(p) = sub {

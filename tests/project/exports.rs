@@ -79,6 +79,26 @@ fn ag_ui_events_validate_against_the_published_models() {
     assert!(events > 2000, "only {events} events were checked");
 }
 
+/// A run ends at its latest event: not at the time the input was read (an archive's run
+/// would end days after it did, or, with SOURCE_DATE_EPOCH, before it started), nor at the
+/// next run's first event.
+#[test]
+fn an_ag_ui_run_ends_at_its_latest_event() {
+    for (name, input) in all_inputs() {
+        let mut latest = None;
+        for e in json_lines(&project(&["--mode", "ag-ui", "--ag-ui-format", "jsonl"], &input)) {
+            let at = e["timestamp"].as_i64();
+            match e["type"].as_str().unwrap() {
+                "RUN_STARTED" => latest = at,
+                "RUN_FINISHED" | "RUN_ERROR" => assert_eq!(at, latest, "{name}: {e}"),
+                // The summary's own time, said as it is.
+                "RAW" if e["event"]["type"] == "summary" => {}
+                _ => latest = latest.max(at),
+            }
+        }
+    }
+}
+
 /// The documents of an `atif` output: one object, or an array of them.
 fn documents(out: &[u8]) -> Vec<Value> {
     match serde_json::from_slice(out).expect("one JSON document") {
