@@ -144,7 +144,7 @@ dialects!(
 const DOCUMENTS: &[Decode] =
     &[opencode_session::db::decode, opencode_session::export::decode, droid_session::settings::decode];
 
-type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>>;
+type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<crate::io::Decoded>>;
 
 /// What `normalize` reads: lines of a dialect it knows, and the `DOCUMENTS`. In a
 /// directory, a file is read when it is one of the documents, or when some dialect claims
@@ -153,7 +153,7 @@ type Decode = fn(&std::path::Path, &[u8]) -> Option<std::io::Result<Box<dyn crat
 pub struct SessionFiles;
 
 impl crate::io::Formats for SessionFiles {
-    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>> {
+    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<crate::io::Decoded>> {
         DOCUMENTS.iter().find_map(|decode| decode(path, head))
     }
 
@@ -164,10 +164,6 @@ impl crate::io::Formats for SessionFiles {
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         droid_session::settings::is_settings_of_a_session(path, crate::io::HEAD_BYTES as u64)
     }
-
-    fn place(&self, head: &[u8]) -> Option<crate::io::Place> {
-        opencode_session::export::place(head)
-    }
 }
 
 /// What `project` and `summarize` read: canonical events or any agent's output, as lines
@@ -177,7 +173,7 @@ impl crate::io::Formats for SessionFiles {
 pub struct EventsOrSessions;
 
 impl crate::io::Formats for EventsOrSessions {
-    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<Box<dyn crate::io::Input>>> {
+    fn decode(&self, path: &std::path::Path, head: &[u8]) -> Option<std::io::Result<crate::io::Decoded>> {
         SessionFiles.decode(path, head)
     }
 
@@ -187,10 +183,6 @@ impl crate::io::Formats for EventsOrSessions {
 
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         SessionFiles.read_with_another(path)
-    }
-
-    fn place(&self, head: &[u8]) -> Option<crate::io::Place> {
-        SessionFiles.place(head)
     }
 }
 

@@ -83,6 +83,25 @@ fn a_subagent_s_export_waits_for_its_parent_s() {
     let runs: Vec<&Value> = orphan.iter().filter(|e| e["type"] == "session.started").collect();
     assert_eq!(runs.len(), 2);
     assert!(runs[1]["rawRef"]["file"].as_str().unwrap().ends_with("ses_1.json"), "{runs:?}");
+    // A file of several exports holds each of their sessions: the child of its second waits
+    // for no other file.
+    let both = archive.join("both.json");
+    let text = std::fs::read_to_string(scenario("text").join("export.json")).unwrap();
+    std::fs::write(&both, text + &std::fs::read_to_string(dir.join("export.json")).unwrap()).unwrap();
+    let write = scenario("write").join("export.json");
+    let (events, _) = normalize(&[&both, &dir.join("export-child.json"), &write]);
+    let files: Vec<&str> = events.iter().filter_map(|e| e["rawRef"]["file"].as_str()).collect();
+    let first_write = files.iter().position(|f| f.ends_with("write/export.json")).unwrap();
+    assert!(files[..first_write].iter().any(|f| f.ends_with("export-child.json")), "{files:?}");
+    // A session's `info` is read whole, however large: a child's placed as a small one is.
+    let mut child: Value = serde_json::from_slice(&std::fs::read(dir.join("export-child.json")).unwrap()).unwrap();
+    child["info"]["title"] = Value::from("x".repeat(100_000));
+    std::fs::write(archive.join("ses_1.json"), serde_json::to_vec_pretty(&child).unwrap()).unwrap();
+    std::fs::copy(dir.join("export.json"), archive.join("ses_2.json")).unwrap();
+    std::fs::remove_file(archive.join("ses_3.json")).unwrap();
+    std::fs::remove_file(&both).unwrap();
+    let (large, _) = normalize(&[&archive]);
+    assert_eq!(of_type(&large, "session.started").len(), 1);
 }
 
 #[test]

@@ -8,11 +8,11 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::{Source, SourceIter};
 
-/// Where a session file belongs among the others: it holds session `id`, which is part of
-/// session `parent` when it has one.
+/// A session a file holds, and the session it is part of, if any: the file is read after
+/// the one holding that.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
-    /// The session the file holds.
+    /// The session.
     pub id: String,
     /// The session it is part of, whose file is read first when it is given.
     pub parent: Option<String>,
@@ -26,7 +26,7 @@ pub(super) struct Order {
     read: HashSet<String>,
     /// The files waiting, by the session each waits for, with their place in the given order.
     waiting: HashMap<String, Vec<Waiting>>,
-    /// How many files wait for each session id they hold (which others may wait for).
+    /// How many waiting files hold each session (which others may wait for).
     held: HashMap<String, usize>,
     /// The files whose session has been read, to be read next.
     ready: VecDeque<Source>,
@@ -38,7 +38,7 @@ pub(super) struct Order {
 
 struct Waiting {
     seq: usize,
-    id: String,
+    ids: Vec<String>,
     source: Source,
 }
 
@@ -63,17 +63,21 @@ impl Order {
         self.ended || self.read.contains(parent)
     }
 
-    /// The file `source`, at `place`, waits for its parent's ([`Order::may_read`] was false).
-    pub(super) fn wait(&mut self, source: Source, place: Place) {
-        let parent = place.parent.expect("only a part of another session waits");
-        *self.held.entry(place.id.clone()).or_default() += 1;
-        self.waiting.entry(parent).or_default().push(Waiting { seq: self.given, id: place.id, source });
+    /// The file `source`, holding sessions `ids`, waits for the file holding session
+    /// `parent` ([`Order::may_read`] was false).
+    pub(super) fn wait(&mut self, source: Source, ids: Vec<String>, parent: String) {
+        for id in &ids {
+            *self.held.entry(id.clone()).or_default() += 1;
+        }
+        self.waiting.entry(parent).or_default().push(Waiting { seq: self.given, ids, source });
     }
 
-    /// The file holding session `id` has been read: the files waiting for it are next.
+    /// A file holding session `id` has been read: the files waiting for it are next.
     pub(super) fn read(&mut self, id: String) {
         for w in self.waiting.remove(&id).unwrap_or_default() {
-            self.release(&w.id);
+            for id in &w.ids {
+                self.release(id);
+            }
             self.ready.push_back(w.source);
         }
         self.read.insert(id);
@@ -164,8 +168,8 @@ mod tests {
         while let Some(source) = order.next() {
             let name = source.unwrap().name();
             let (id, parent) = *files.iter().find(|(id, _)| *id == name).unwrap();
-            if parent.is_some_and(|p| !order.may_read(p)) {
-                order.wait(Source::File(name.into()), Place { id: id.into(), parent: parent.map(Into::into) });
+            if let Some(p) = parent.filter(|p| !order.may_read(p)) {
+                order.wait(Source::File(name.into()), vec![id.into()], p.into());
                 continue;
             }
             read.push(id);

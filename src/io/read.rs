@@ -49,8 +49,8 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
                 continue;
             }
             Some(Ok(Opened::WithAnother)) => continue,
-            Some(Ok(Opened::Waits(place))) => {
-                order.wait(source, place);
+            Some(Ok(Opened::Waits { ids, parent })) => {
+                order.wait(source, ids, parent);
                 continue;
             }
             _ => {}
@@ -58,14 +58,14 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
         if !sink.begin(&source, i > 1 && may_wait)? {
             return Ok(());
         }
-        let (input, session) = match opened.unwrap_or_else(|| sources.open(&source, &|_| true)) {
-            Ok(Opened::Lines(input)) => (input, None),
-            Ok(Opened::Session(input, id)) => (input, Some(id)),
+        let (input, sessions) = match opened.unwrap_or_else(|| sources.open(&source, &|_| true)) {
+            Ok(Opened::Lines(input)) => (input, Vec::new()),
+            Ok(Opened::Sessions(input, ids)) => (input, ids),
             Ok(Opened::Skipped(why)) => {
                 sink.skipped(&source, why);
                 continue;
             }
-            Ok(Opened::WithAnother | Opened::Waits(_)) => continue,
+            Ok(Opened::WithAnother | Opened::Waits { .. }) => continue,
             Err(error) => {
                 sink.unreadable(Unreadable { name: source.name(), error, part_way: false });
                 continue;
@@ -95,7 +95,7 @@ pub fn each_line(sources: &Sources, max_line: usize, sink: &mut impl LineSink) -
         if let Some(error) = failed {
             sink.unreadable(Unreadable { name: source.name(), error, part_way });
         }
-        if let Some(id) = session {
+        for id in sessions {
             order.read(id);
         }
         buf = lines.into_buffer();

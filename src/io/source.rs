@@ -86,7 +86,7 @@ pub struct Sources {
 pub trait Formats: Sync + std::fmt::Debug {
     /// A reader of the lines of the file at `path`, when its first bytes (`head`, up to
     /// [`HEAD_BYTES`]) say it is a file of another kind the filter reads.
-    fn decode(&self, path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>>;
+    fn decode(&self, path: &Path, head: &[u8]) -> Option<io::Result<Decoded>>;
     /// Whether a file found in a directory whose first non-blank line is `line` is input.
     fn claims(&self, line: &str) -> bool;
     /// Whether the file at `path` is read as part of another file its decoder reads (a
@@ -95,10 +95,21 @@ pub trait Formats: Sync + std::fmt::Debug {
     fn read_with_another(&self, _path: &Path) -> bool {
         false
     }
-    /// Where the file whose first bytes are `head` belongs among the others, when it is a
-    /// session file that is part of another session ([`Place`]).
-    fn place(&self, _head: &[u8]) -> Option<Place> {
-        None
+}
+
+/// A file of another kind ([`Formats::decode`]), as lines.
+pub struct Decoded {
+    /// Its lines.
+    pub lines: Box<dyn Input>,
+    /// The sessions it holds, when its format says which are part of another (see
+    /// [`Place`]).
+    pub sessions: Vec<Place>,
+}
+
+impl Decoded {
+    /// Lines that hold no session another waits for.
+    pub fn lines(lines: Box<dyn Input>) -> Decoded {
+        Decoded { lines, sessions: Vec::new() }
     }
 }
 
@@ -116,7 +127,7 @@ const LOOK_AHEAD: usize = 8;
 pub struct JsonLines;
 
 impl Formats for JsonLines {
-    fn decode(&self, _: &Path, _: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+    fn decode(&self, _: &Path, _: &[u8]) -> Option<io::Result<Decoded>> {
         None
     }
 
@@ -129,10 +140,16 @@ impl Formats for JsonLines {
 pub enum Opened {
     /// The lines.
     Lines(Box<dyn Input>),
-    /// The lines of a file holding one session, by its id.
-    Session(Box<dyn Input>, String),
-    /// Not read yet: the file is part of a session whose file has not been read.
-    Waits(Place),
+    /// The lines of a file holding sessions, by their ids.
+    Sessions(Box<dyn Input>, Vec<String>),
+    /// Not read yet: a session of the file (its `ids`) is part of session `parent`, whose
+    /// file has not been read.
+    Waits {
+        /// The sessions the file holds.
+        ids: Vec<String>,
+        /// The session it waits for.
+        parent: String,
+    },
     /// Not read, and why: not a file the filter recognises.
     Skipped(&'static str),
     /// Not read on its own: it is read with another file ([`Formats::read_with_another`]).
@@ -201,24 +218,29 @@ impl Sources {
         // Read in one go: most session files are smaller than the head.
         let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize);
         (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
-        let place = match self.formats.place(&head) {
-            Some(p) if p.parent.as_deref().is_some_and(|parent| !may_read(parent)) => return Ok(Opened::Waits(p)),
-            place => place,
-        };
-        let lines = match self.formats.decode(path, &head) {
-            Some(decoded) => decoded?,
+        let (lines, sessions) = match self.formats.decode(path, &head) {
+            Some(decoded) => {
+                let decoded = decoded?;
+                (decoded.lines, decoded.sessions)
+            }
             None => {
                 if found {
                     if let Some(why) = self.refuses(&mut file, &mut head)? {
                         return Ok(Opened::Skipped(why));
                     }
                 }
-                decoding(io::Cursor::new(head).chain(file))?
+                (decoding(io::Cursor::new(head).chain(file))?, Vec::new())
             }
         };
-        Ok(match place {
-            Some(place) => Opened::Session(lines, place.id),
-            None => Opened::Lines(lines),
+        if sessions.is_empty() {
+            return Ok(Opened::Lines(lines));
+        }
+        // A session that is part of one neither read nor in this file waits for it.
+        let ids: Vec<String> = sessions.iter().map(|s| s.id.clone()).collect();
+        let parent = sessions.into_iter().filter_map(|s| s.parent).find(|p| !may_read(p) && !ids.contains(p));
+        Ok(match parent {
+            Some(parent) => Opened::Waits { ids, parent },
+            None => Opened::Sessions(lines, ids),
         })
     }
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{claim, SETTINGS};
-use crate::io::Input;
+use crate::io::{Decoded, Input};
 use crate::provider::{Claim, Probe};
 
 /// The largest settings file read.
@@ -28,14 +28,14 @@ const SETTINGS_END: &str = ".settings.json";
 
 /// The lines of the droid session at `path`, then its settings' line, when `head` starts as
 /// a droid session does and its settings lie beside it.
-pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Decoded>> {
     // The head first: looking for the settings beside costs a `stat` of every `.jsonl` file.
     if !starts_a_session(head) {
         return None;
     }
     let settings = beside(path, SESSION_END, SETTINGS_END)?;
     let trailer = line(&settings);
-    Some(File::open(path).map(|f| Box::new(Trailed::new(f, trailer)) as Box<dyn Input>))
+    Some(File::open(path).map(|f| Decoded::lines(Box::new(Trailed::new(f, trailer)))))
 }
 
 /// True when `path` is the settings file of a droid session beside it, which is read with

@@ -32,14 +32,14 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use super::{record, MESSAGE, PART, SESSION};
-use crate::io::{Input, LinesOut, Produced};
+use crate::io::{Decoded, LinesOut, Produced};
 
 /// The first bytes of every SQLite database file.
 const HEADER: &[u8] = b"SQLite format 3\0";
 
 /// The lines of the OpenCode database at `path`, when `head` says it is SQLite and its
 /// tables are OpenCode's (others, Codex's or Copilot's, are not read).
-pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Decoded>> {
     if !head.starts_with(HEADER) {
         return None;
     }
@@ -53,7 +53,7 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
         Err(e) => return Some(Err(io::Error::other(e))),
     }
     let produced = Produced::spawn("opencode-db", move |out| read(conn, out));
-    Some(produced.map(|p| Box::new(p) as Box<dyn Input>))
+    Some(produced.map(|p| Decoded::lines(Box::new(p))))
 }
 
 /// A connection, and the `-wal` file whose appearing means the immutable read raced a writer.

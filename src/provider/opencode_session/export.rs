@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{record, MESSAGE, PART, SESSION};
-use crate::io::{Input, Place};
+use crate::io::{Decoded, Place};
 
 /// The largest export file read.
 pub(in crate::provider) const LIMIT: u64 = 64 * 1024 * 1024;
@@ -36,31 +36,13 @@ struct Message<'a> {
 }
 
 /// The lines of the export at `path`, when `head` starts as one: an object whose first key
-/// is `info`, holding a session id.
-pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Box<dyn Input>>> {
+/// is `info`, holding a session id. Its sessions are said with the sessions they are part
+/// of (`parentID`): a subagent's is read after its parent's, whose `task` call it belongs to.
+pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result<Decoded>> {
     if !looks_like_one(head) {
         return None;
     }
-    Some(read(path).map(|lines| Box::new(io::Cursor::new(lines)) as Box<dyn Input>))
-}
-
-/// Where the export whose first bytes are `head` belongs: a subagent's session (one with a
-/// `parentID`) after its parent's, whose `task` call it is read under.
-pub(in crate::provider) fn place(head: &[u8]) -> Option<Place> {
-    #[derive(Deserialize)]
-    struct Ids {
-        id: String,
-        #[serde(rename = "parentID")]
-        parent: Option<String>,
-    }
-    if !looks_like_one(head) {
-        return None;
-    }
-    // The value of `info`, the first key: read alone, so the rest of the document (cut at
-    // the end of the head) is not looked at.
-    let info = head.trim_ascii_start()[1..].trim_ascii_start()["\"info\"".len()..].trim_ascii_start();
-    let ids = Ids::deserialize(&mut serde_json::Deserializer::from_slice(info.strip_prefix(b":")?)).ok()?;
-    Some(Place { id: ids.id, parent: ids.parent })
+    Some(read(path).map(|(lines, sessions)| Decoded { lines: Box::new(io::Cursor::new(lines)), sessions }))
 }
 
 /// Every file a directory walk finds is asked, so the bytes are looked at as they are.
@@ -69,17 +51,32 @@ fn looks_like_one(head: &[u8]) -> bool {
     rest.is_some_and(|r| r.starts_with(b"\"info\"")) && memchr::memmem::find(head, b"\"ses_").is_some()
 }
 
-fn read(path: &Path) -> io::Result<Vec<u8>> {
+fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
     let mut text = String::new();
     std::fs::File::open(path)?.take(LIMIT + 1).read_to_string(&mut text)?;
     if text.len() as u64 > LIMIT {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("over the {LIMIT}-byte limit of an export")));
     }
-    Ok(lines(&text))
+    let mut sessions = Vec::new();
+    let lines = lines(&text, |info| {
+        if let Ok(ids) = serde_json::from_str::<Ids>(info.get()) {
+            sessions.push(Place { id: ids.id, parent: ids.parent });
+        }
+    });
+    Ok((lines, sessions))
 }
 
-/// The records of every document in `text`, each on its own line of the document.
-pub(super) fn lines(text: &str) -> Vec<u8> {
+/// What a session's `info` says of its place.
+#[derive(Deserialize)]
+struct Ids {
+    id: String,
+    #[serde(rename = "parentID")]
+    parent: Option<String>,
+}
+
+/// The records of every document in `text`, each on its own line of the document; `session`
+/// is shown each document's `info`.
+pub(super) fn lines(text: &str, mut session: impl FnMut(&RawValue)) -> Vec<u8> {
     let mut out = Lines { text, out: Vec::with_capacity(text.len()), written: 0, seen: 0, line: 1 };
     let mut docs = serde_json::Deserializer::from_str(text).into_iter::<Document<'_>>();
     loop {
@@ -87,6 +84,7 @@ pub(super) fn lines(text: &str) -> Vec<u8> {
         match docs.next() {
             None => break,
             Some(Ok(doc)) => {
+                session(doc.info);
                 out.record(SESSION, "info", doc.info);
                 for m in doc.messages {
                     out.record(MESSAGE, "info", m.info);
@@ -194,7 +192,7 @@ mod tests {
     #[test]
     fn records_land_on_the_lines_their_json_starts_on() {
         let doc = "{\n  \"info\": {\n    \"id\": \"ses_1\"\n  },\n  \"messages\": [\n    {\n      \"info\": {\"id\": \"m\"},\n      \"parts\": [\n        {\"type\": \"text\", \"text\": \"a b\\n\"}\n      ]\n    }\n  ]\n}\n";
-        let out = String::from_utf8(lines(doc)).unwrap();
+        let out = String::from_utf8(lines(doc, |_| {})).unwrap();
         let got: Vec<&str> = out.split('\n').collect();
         assert_eq!(got[1], r#"{"type":"opencode-session","info":{"id":"ses_1"}}"#);
         assert_eq!(got[6], r#"{"type":"opencode-message","info":{"id":"m"}}"#);
@@ -205,6 +203,6 @@ mod tests {
     #[test]
     fn what_is_not_a_document_is_passed_on_line_for_line() {
         let doc = "{\n  \"info\": {\"id\": \"ses_1\"},\n  \"messages\": [\n";
-        assert_eq!(String::from_utf8(lines(doc)).unwrap(), doc);
+        assert_eq!(String::from_utf8(lines(doc, |_| {})).unwrap(), doc);
     }
 }
