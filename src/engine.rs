@@ -97,6 +97,9 @@ pub struct Engine {
     /// The index in `sessions` of each session id, so finding one does not walk them all.
     session_ids: HashMap<String, usize>,
     current: Option<usize>,
+    /// The sessions current at some time since the last run ended: only they can hold what
+    /// is open, so ending a run looks at them, not at every session so far.
+    entered: std::collections::BTreeSet<usize>,
     /// Recently ended tool calls and settled approvals of every session (keyed by
     /// [`scoped`]): a late update for one is absorbed, never a second terminal. Kept
     /// engine-wide so that memory stays bounded however many sessions a stream holds.
@@ -145,6 +148,7 @@ impl Engine {
             sessions: Vec::new(),
             session_ids: HashMap::new(),
             current: None,
+            entered: std::collections::BTreeSet::new(),
             closed_tools: Recent::new(RECENT),
             settled_approvals: Recent::new(RECENT),
             out: Vec::new(),
@@ -245,7 +249,7 @@ impl Engine {
             self.provider = Some(info.provider.clone());
         }
         if let Some(i) = id.and_then(|id| self.find_session(id)) {
-            self.current = Some(i);
+            self.enter(i);
             if spawner.is_some() {
                 self.sessions[i].spawner = spawner;
             }
@@ -284,9 +288,17 @@ impl Engine {
     /// session not started yet (a hook's, before the run's init) stays in the current one.
     pub fn use_known_session(&mut self, id: &str) -> bool {
         let Some(i) = self.find_session(&clean_id(id)) else { return false };
-        self.current = Some(i);
+        self.enter(i);
         self.emit_early();
         true
+    }
+
+    /// Makes session `i` the current one.
+    fn enter(&mut self, i: usize) {
+        if self.current != Some(i) {
+            self.current = Some(i);
+            self.entered.insert(i);
+        }
     }
 
     /// The current session's id, if any.
@@ -327,7 +339,7 @@ impl Engine {
         // Ids are unique: a session is only added when its id is not found.
         self.session_ids.insert(s.id.clone(), i);
         self.sessions.push(s);
-        self.current = Some(i);
+        self.enter(i);
         i
     }
 

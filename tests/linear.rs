@@ -1,5 +1,5 @@
 //! Linear time, measured: the engine's tables (a run with N open tool calls, N sessions or
-//! N open approvals), the scrubber's held tails (text streamed in small deltas, each of
+//! N open approvals, N runs), the scrubber's held tails (text streamed in small deltas, each of
 //! which keeps a tail of up to 8 KiB held) and each family of scrub rules, on the input
 //! that is worst for it (an anchor repeated with no valid end, a keyword with no value, a
 //! PEM block that never ends, one token with no white space, …). Each case is timed at
@@ -73,6 +73,21 @@ fn sessions(n: usize) -> String {
         .collect()
 }
 
+/// `n` runs of one session each, Codex's and Gemini CLI's in turn: each change of dialect
+/// ends a run, as each session file of a backfill does.
+fn runs(n: usize) -> String {
+    (0..n)
+        .map(|i| match i % 2 {
+            0 => format!(
+                "{{\"type\":\"thread.started\",\"thread_id\":\"t{i}\"}}\n{{\"type\":\"turn.started\"}}\n{{\"type\":\"turn.completed\",\"usage\":{{\"input_tokens\":1,\"output_tokens\":1}}}}\n"
+            ),
+            _ => format!(
+                "{{\"type\":\"init\",\"timestamp\":\"2026-11-29T21:31:49.024Z\",\"session_id\":\"g{i}\",\"model\":\"auto\"}}\n{{\"type\":\"result\",\"timestamp\":\"2026-11-29T21:31:49.209Z\",\"status\":\"success\",\"stats\":{{\"total_tokens\":1}}}}\n"
+            ),
+        })
+        .collect()
+}
+
 /// An ACP turn with `n` permission requests never answered.
 fn open_approvals(n: usize) -> String {
     run("{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"session/prompt\",\"params\":{\"sessionId\":\"a1\",\"prompt\":[{\"type\":\"text\",\"text\":\"go\"}]}}\n", n, |i| format!(
@@ -106,8 +121,8 @@ fn ratios(name: &str, small: usize, make: impl Fn(usize) -> String, work: impl F
 
 fn normalize(from: &'static str) -> impl Fn(&str) {
     move |input| {
-        let events =
-            minicode_output::normalize(input.as_bytes(), Some(from.parse::<Provider>().unwrap()), Clock::Fixed(0));
+        let from = (from != "auto").then(|| from.parse::<Provider>().unwrap());
+        let events = minicode_output::normalize(input.as_bytes(), from, Clock::Fixed(0));
         assert!(events.unwrap().len() > 1);
     }
 }
@@ -117,6 +132,7 @@ fn the_engine_tables_grow_linearly() {
     let failed: Vec<String> = [
         ratios("open tools", 400, open_tools, normalize("codex")),
         ratios("sessions", 400, sessions, normalize("codex")),
+        ratios("runs", 1_000, runs, normalize("auto")),
         ratios("open approvals", 400, open_approvals, normalize("acp")),
     ]
     .into_iter()

@@ -802,6 +802,19 @@ fn a_session_cut_after_its_header_is_not_ok() {
     }
 }
 
+/// A session judged at the end of a file that holds only its start (Claude Code's queued
+/// prompt) goes on in a later file: its turns count, and it is not cut.
+#[test]
+fn a_session_that_goes_on_in_a_later_file_is_not_cut() {
+    let path = "claude-code-2.1.332/text/home/.claude/projects/-tmp-sess-w-claude-p5fp/b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4.jsonl";
+    let dir = scratch("queued-then-run");
+    let queued = dir.join("queued.jsonl");
+    std::fs::write(&queued, recorded_lines(path)[..2].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+    let out = bin("normalize").arg(&queued).arg(fixture(&format!("sessions/{path}"))).output().unwrap();
+    let summary = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{summary}");
+}
+
 /// A record written twice (one line repeated, or the whole file appended to itself) is read
 /// once: the Codex, Copilot CLI and droid readers, whose records carry no chain to tell a
 /// repeat by, give the figures of the file as it was, not a second turn or doubled usage.

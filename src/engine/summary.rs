@@ -33,12 +33,13 @@ impl Engine {
     }
 
     /// Ends the run being read, as the input changes to another agent's dialect: what it
-    /// left open was interrupted, and what follows belongs to a session of its own.
+    /// left open was interrupted, and what follows belongs to a session of its own. (A
+    /// session that has not run yet is judged at the end of input: a later file may go on
+    /// with it.)
     pub fn end_run(&mut self) {
         let last = self.current;
         self.interrupt_open();
         self.end_cut(last);
-        self.end_unrun();
         self.current = None;
         self.provider = None;
     }
@@ -72,7 +73,7 @@ impl Engine {
             // Raw lines and no session: they are one of their own.
             self.session_index();
         }
-        for i in 0..self.sessions.len() {
+        for i in std::mem::take(&mut self.entered) {
             self.current = Some(i);
             self.release_orphans(i, false);
             if self.sessions[i].turn_open {
