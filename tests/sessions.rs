@@ -815,27 +815,6 @@ fn a_session_that_goes_on_in_a_later_file_is_not_cut() {
     assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{summary}");
 }
 
-/// A resumed transcript cut right after its next prompt was queued and taken, before the
-/// prompt's own record: the turn it began is there, and cut short, not left out.
-#[test]
-fn a_prompt_taken_then_cut_off_is_an_interrupted_turn() {
-    let path = "claude-code-2.1.332/resume/home/.claude/projects/-tmp-sess-w-claude-VHfA/ad9931fc-bcc6-4a94-af69-7f5eba310793.jsonl";
-    let lines = recorded_lines(path);
-    let taken = lines.iter().rposition(|l| l.contains("\"dequeue\"")).unwrap();
-    let input: String = lines[..=taken].iter().map(|l| format!("{l}\n")).collect();
-    let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
-    let turns = of_type(&events, "turn.started");
-    assert_eq!(turns.len(), 2);
-    let queued: Value = serde_json::from_str(&lines[taken - 1]).unwrap();
-    assert_eq!(turns[1]["payload"]["prompt"], queued["content"]);
-    let summary = events.last().unwrap();
-    assert_eq!(summary["status"], "interrupted", "{summary}");
-    // The whole file: the prompt's record follows, and the run is done.
-    let whole: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let summary = json_lines(&crate::support::run("normalize", &[], whole.as_bytes())).pop().unwrap();
-    assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(2)));
-}
-
 /// A record written twice (one line repeated, or the whole file appended to itself) is read
 /// once: the Codex, Copilot CLI and droid readers, whose records carry no chain to tell a
 /// repeat by, give the figures of the file as it was, not a second turn or doubled usage.

@@ -92,18 +92,12 @@ pub struct ClaudeSession {
     /// The first prompt queued (`queue-operation` `enqueue`): its session and time. A file
     /// cut before the prompt's own record still says a run began.
     queued: Option<(Option<String>, Option<String>)>,
-    /// The last prompt queued and not removed, while no record has followed it: its time
-    /// and text. A file that ends here was cut as the agent took it.
-    pending: Option<(Option<String>, Option<String>)>,
 }
 
 impl Parse for ClaudeSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(line)?;
         let kind = env.kind.as_ref();
-        if env.uuid.is_some() {
-            self.pending = None;
-        }
         let record = |text: Option<&str>| Record {
             line: engine.line(),
             text: text.map(str::to_owned),
@@ -121,8 +115,8 @@ impl Parse for ClaudeSession {
             return Ok(());
         }
         if LINKS.contains(&kind) || BOOKKEEPING.contains(&kind) {
-            if kind == QUEUED {
-                self.queue(&env);
+            if kind == QUEUED && env.operation.as_deref() == Some("enqueue") && self.queued.is_none() {
+                self.queued = Some((env.session_id.clone(), env.timestamp.clone()));
             }
             if env.uuid.is_some() {
                 let record = record(None);
@@ -140,33 +134,10 @@ impl Parse for ClaudeSession {
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
         let began = self.reader.started || self.reader.waiting.is_some();
-        if let Some((at, prompt)) = self.pending.take().filter(|_| self.reader.started) {
-            // Taken, but its turn was cut off: the turn is there, and not answered.
-            self.reader.turn.at(engine, at.as_deref());
-            self.reader.turn.start(engine, prompt.as_deref().and_then(turn_prompt));
-        }
         self.reader.finish(engine);
         if let Some((session, at)) = self.queued.take().filter(|_| !began) {
             self.reader.turn.at(engine, at.as_deref());
             engine.session_started(session.as_deref(), SessionStarted { provider: PROVIDER.into(), ..Default::default() });
-        }
-    }
-}
-
-impl ClaudeSession {
-    /// A `queue-operation`: a prompt queued for the agent (`enqueue`), taken (`dequeue`) or
-    /// withdrawn (`remove`).
-    fn queue(&mut self, env: &Envelope<'_>) {
-        match env.operation.as_deref() {
-            Some("enqueue") => {
-                if self.queued.is_none() {
-                    self.queued = Some((env.session_id.clone(), env.timestamp.clone()));
-                }
-                let prompt = env.content.and_then(|c| serde_json::from_str::<String>(c.get()).ok());
-                self.pending = Some((env.timestamp.clone(), prompt));
-            }
-            Some("remove") => self.pending = None,
-            _ => {}
         }
     }
 }
@@ -362,12 +333,8 @@ struct Envelope<'a> {
     #[serde(rename = "sessionId")]
     session_id: Option<String>,
     timestamp: Option<String>,
-    /// `queue-operation`: `enqueue`, `dequeue` or `remove`.
+    /// `queue-operation`: `enqueue` or `dequeue`.
     operation: Option<Cow<'a, str>>,
-    /// `queue-operation` `enqueue`: the prompt queued (other records' `content` is not
-    /// looked at, whatever its shape).
-    #[serde(borrow)]
-    content: Option<&'a RawValue>,
     cwd: Option<String>,
     #[serde(rename = "gitBranch")]
     git_branch: Option<String>,
