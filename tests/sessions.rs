@@ -815,6 +815,27 @@ fn a_session_that_goes_on_in_a_later_file_is_not_cut() {
     assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{summary}");
 }
 
+/// Each run's end judges the sessions it read, and only those: a session cut after its
+/// header is not excused by a later run's error, and a last file that holds no event names
+/// no session of its own in the summary (found by a probe of the change that made a run's
+/// end look only at the sessions it entered).
+#[test]
+fn a_run_s_end_judges_the_sessions_it_read() {
+    let dir = scratch("run-ends");
+    let header = dir.join("header.jsonl");
+    std::fs::write(&header, "{\"type\":\"thread.started\",\"thread_id\":\"T1\"}\n").unwrap();
+    let failing = dir.join("failing.jsonl");
+    std::fs::write(&failing, "{\"type\":\"thread.started\",\"thread_id\":\"T3\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"tool_call_v2\",\"id\":\"x\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n").unwrap();
+    let out = bin("normalize").arg(&header).arg(&failing).output().unwrap();
+    let summary = json_lines(&out.stdout).pop().unwrap();
+    let t1 = summary["payload"]["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == "T1").unwrap();
+    assert_eq!(t1["status"], "interrupted", "{summary}");
+    let empty = dir.join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = bin("normalize").arg(&failing).arg(&empty).output().unwrap();
+    assert_eq!(json_lines(&out.stdout).pop().unwrap()["sessionId"], "T3");
+}
+
 /// A record written twice (one line repeated, or the whole file appended to itself) is read
 /// once: the Codex, Copilot CLI and droid readers, whose records carry no chain to tell a
 /// repeat by, give the figures of the file as it was, not a second turn or doubled usage.

@@ -39,6 +39,9 @@ pub(super) struct SessionState {
     pub usage: Usage,
     pub outcome: Option<Outcome>,
     pub error: Option<ErrorInfo>,
+    /// Its run ended before its first turn: `outcome` and `error` say so, until a later
+    /// file goes on with it (a turn starts) and they are cleared.
+    pub unrun: bool,
 }
 
 impl SessionState {
@@ -63,6 +66,7 @@ impl SessionState {
             usage: Usage::default(),
             outcome: None,
             error: None,
+            unrun: false,
         }
     }
 

@@ -16,9 +16,14 @@ impl Engine {
         self.provider_time = None;
         self.read_time = self.clock.now();
         let last = self.current;
-        self.interrupt_open();
+        let entered = self.interrupt_open();
         self.end_cut(last);
-        self.end_unrun();
+        self.end_unrun(&entered);
+        // The summary is the last session's when the input's last run entered none (a
+        // file that held no event).
+        if self.current.is_none() {
+            self.current = self.sessions.len().checked_sub(1);
+        }
         self.health.redactions = redactions;
         let summary = self.summary(had_sessions);
         let severity = if summary.ok { Severity::Info } else { Severity::Error };
@@ -33,13 +38,12 @@ impl Engine {
     }
 
     /// Ends the run being read, as the input changes to another agent's dialect: what it
-    /// left open was interrupted, and what follows belongs to a session of its own. (A
-    /// session that has not run yet is judged at the end of input: a later file may go on
-    /// with it.)
+    /// left open was interrupted, and what follows belongs to a session of its own.
     pub fn end_run(&mut self) {
         let last = self.current;
-        self.interrupt_open();
+        let entered = self.interrupt_open();
         self.end_cut(last);
+        self.end_unrun(&entered);
         self.current = None;
         self.provider = None;
     }
@@ -68,12 +72,13 @@ impl Engine {
     }
 
     /// Closes whatever is open in every session (`interrupted`, source `normalizer`).
-    fn interrupt_open(&mut self) {
+    fn interrupt_open(&mut self) -> Vec<usize> {
         if !self.early.is_empty() {
             // Raw lines and no session: they are one of their own.
             self.session_index();
         }
-        for i in std::mem::take(&mut self.entered) {
+        let entered: Vec<usize> = std::mem::take(&mut self.entered).into_iter().collect();
+        for &i in &entered {
             self.current = Some(i);
             self.release_orphans(i, false);
             if self.sessions[i].turn_open {
@@ -86,18 +91,22 @@ impl Engine {
                 self.record_error(Outcome::Interrupted, interrupted_error());
             }
         }
+        entered
     }
 
-    /// An agent's session that ended before its first turn, with nothing else to say how it
-    /// went: its stream or file was cut after its header, so it is not `ok`.
-    fn end_unrun(&mut self) {
+    /// An agent's session of the run ending (`entered`) that ended before its first turn,
+    /// with nothing else to say how it went: its stream or file was cut after its header,
+    /// so it is not `ok`, unless a later file goes on with it (see
+    /// [`SessionState::unrun`](super::state::SessionState)).
+    fn end_unrun(&mut self, entered: &[usize]) {
         if self.run_error.is_some() {
             return;
         }
-        for i in 0..self.sessions.len() {
+        for &i in entered {
             if self.sessions[i].never_ran() {
                 self.current = Some(i);
                 self.record_error(Outcome::Interrupted, before_first_turn());
+                self.sessions[i].unrun = true;
             }
         }
     }
