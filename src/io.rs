@@ -18,7 +18,10 @@ pub use input::{Input, LinesOut, Produced};
 pub use line::{decoding, is_blank, Line, LineReader};
 pub use order::Place;
 pub use read::{each_line, read_lines, EventLine, LineSink, Reading, SourceNotes};
-pub use source::{Decoded, Formats, JsonLines, Opened, Source, SourceIter, Sources, Unreadable, HEAD_BYTES};
+pub use source::{
+    DecodeText, Decoded, Formats, JsonLines, Opened, Source, SourceIter, Sources, Unreadable, DOCUMENT_BYTES,
+    HEAD_BYTES,
+};
 pub use write::LineWriter;
 
 use std::io;

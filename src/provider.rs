@@ -164,6 +164,10 @@ impl crate::io::Formats for SessionFiles {
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         droid_session::settings::is_settings_of_a_session(path, crate::io::HEAD_BYTES as u64)
     }
+
+    fn text_decoder(&self) -> Option<crate::io::DecodeText> {
+        Some(opencode_session::export::decode_text)
+    }
 }
 
 /// What `project` and `summarize` read: canonical events or any agent's output, as lines

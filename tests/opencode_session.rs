@@ -104,6 +104,23 @@ fn a_subagent_s_export_waits_for_its_parent_s() {
     assert_eq!(of_type(&large, "session.started").len(), 1);
 }
 
+/// `opencode export … | normalize`: an export read from a pipe is the export named as a file;
+/// another document printed indented is kept line by line, raw, as before.
+#[test]
+fn an_export_piped_in_is_read_as_the_file() {
+    let path = scenario("subagent").join("export.json");
+    let (named, _) = normalize(&[&path]);
+    let piped = json_lines(&crate::support::run("normalize", &[], &std::fs::read(&path).unwrap()));
+    let strip = |mut events: Vec<Value>| {
+        events.pop();
+        events
+    };
+    assert_eq!(strip(piped), strip(named));
+    let other = crate::support::run("normalize", &[], b"{\n  \"response\": \"hi\"\n}\n");
+    let events = json_lines(&other);
+    assert_eq!(of_type(&events, "raw").len(), 3, "{events:?}");
+}
+
 #[test]
 fn export_provenance_is_the_line_of_the_document() {
     let path = scenario("exit4").join("export.json");

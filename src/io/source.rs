@@ -95,7 +95,18 @@ pub trait Formats: Sync + std::fmt::Debug {
     fn read_with_another(&self, _path: &Path) -> bool {
         false
     }
+    /// What gives the lines of a document read from input that is not a file (a pipe:
+    /// `opencode export … | normalize`), when it is one the filter reads: asked only of
+    /// input whose first line is `{` alone, as a JSON document printed indented begins and
+    /// no line of JSON does, with all of it, up to [`DOCUMENT_BYTES`]. Without one (the
+    /// default), such input is lines as it comes, never read ahead.
+    fn text_decoder(&self) -> Option<DecodeText> {
+        None
+    }
 }
+
+/// The lines of a whole document read from a pipe, when it is one ([`Formats::text_decoder`]).
+pub type DecodeText = fn(&[u8]) -> Option<Decoded>;
 
 /// A file of another kind ([`Formats::decode`]), as lines.
 pub struct Decoded {
@@ -115,6 +126,8 @@ impl Decoded {
 
 /// How much of a file [`Formats::decode`] is shown.
 pub const HEAD_BYTES: usize = 64 * 1024;
+/// The largest document read whole (a thousand times the largest session document seen).
+pub const DOCUMENT_BYTES: u64 = 64 * 1024 * 1024;
 /// How much of a found file is read for its first line; a longer first line is taken for
 /// input when it starts as a JSON object does.
 const FIRST_LINE_BYTES: usize = 1024 * 1024;
@@ -185,7 +198,7 @@ impl Sources {
     /// file that is part of another session is read only when `may_read` says so of that
     /// session.
     pub fn open(&self, source: &Source, may_read: &dyn Fn(&str) -> bool) -> io::Result<Opened> {
-        let (Source::File(path) | Source::Found(path)) = source else { return source.open().map(Opened::Lines) };
+        let (Source::File(path) | Source::Found(path)) = source else { return self.stream(source.open()?) };
         let found = matches!(source, Source::Found(_));
         if found && std::fs::symlink_metadata(path)?.is_symlink() && path.is_dir() {
             return Ok(Opened::Skipped("a symbolic link to a directory, not followed"));
@@ -212,7 +225,7 @@ impl Sources {
         let Some(size) = regular_size(&file) else {
             return match found {
                 true => Ok(Opened::Skipped("not a regular file")),
-                false => source.open().map(Opened::Lines),
+                false => self.stream(source.open()?),
             };
         };
         // Read in one go: most session files are smaller than the head.
@@ -242,6 +255,39 @@ impl Sources {
             Some(parent) => Opened::Waits { ids, parent },
             None => Opened::Sessions(lines, ids),
         })
+    }
+
+    /// Input that is not a file: its lines as they come, unless its first line is `{`
+    /// alone and the whole is a document the filter decodes ([`Formats::text_decoder`]).
+    /// Only such input is read ahead, so a live stream's lines are not held back.
+    fn stream(&self, mut input: Box<dyn Input>) -> io::Result<Opened> {
+        let Some(decode) = self.formats.text_decoder() else { return Ok(Opened::Lines(input)) };
+        let mut head: Vec<u8> = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let opens_a_document = loop {
+            let start = head.iter().position(|b| !b.is_ascii_whitespace());
+            if let Some(s) = start {
+                if let Some(end) = memchr::memchr(b'\n', &head[s..]) {
+                    break head[s..s + end].trim_ascii() == b"{";
+                }
+            }
+            match input.read(&mut chunk) {
+                Ok(0) => break false,
+                Ok(n) => head.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        if opens_a_document {
+            (&mut input).take(DOCUMENT_BYTES + 1 - head.len() as u64).read_to_end(&mut head)?;
+            if head.len() as u64 <= DOCUMENT_BYTES {
+                if let Some(decoded) = decode(&head) {
+                    let ids = decoded.sessions.into_iter().map(|s| s.id).collect();
+                    return Ok(Opened::Sessions(decoded.lines, ids));
+                }
+            }
+        }
+        Ok(Opened::Lines(Box::new(io::Cursor::new(head).chain(input))))
     }
 
     /// Why a found file is not input, reading more of it while its first line goes on.

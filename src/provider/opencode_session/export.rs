@@ -17,7 +17,7 @@ use super::{record, MESSAGE, PART, SESSION};
 use crate::io::{Decoded, Place};
 
 /// The largest export file read.
-pub(in crate::provider) const LIMIT: u64 = 64 * 1024 * 1024;
+pub(in crate::provider) const LIMIT: u64 = crate::io::DOCUMENT_BYTES;
 
 #[derive(Deserialize)]
 struct Document<'a> {
@@ -51,19 +51,31 @@ fn looks_like_one(head: &[u8]) -> bool {
     rest.is_some_and(|r| r.starts_with(b"\"info\"")) && memchr::memmem::find(head, b"\"ses_").is_some()
 }
 
+/// The lines of the export `text` (a pipe's: `opencode export … | normalize`), when it is one.
+pub(in crate::provider) fn decode_text(text: &[u8]) -> Option<Decoded> {
+    let text = std::str::from_utf8(text).ok().filter(|t| looks_like_one(t.as_bytes()))?;
+    let (lines, sessions) = document(text);
+    Some(Decoded { lines: Box::new(io::Cursor::new(lines)), sessions })
+}
+
 fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
     let mut text = String::new();
     std::fs::File::open(path)?.take(LIMIT + 1).read_to_string(&mut text)?;
     if text.len() as u64 > LIMIT {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("over the {LIMIT}-byte limit of an export")));
     }
+    Ok(document(&text))
+}
+
+/// The lines of the exports in `text`, and the sessions they hold.
+fn document(text: &str) -> (Vec<u8>, Vec<Place>) {
     let mut sessions = Vec::new();
-    let lines = lines(&text, |info| {
+    let lines = lines(text, |info| {
         if let Ok(ids) = serde_json::from_str::<Ids>(info.get()) {
             sessions.push(Place { id: ids.id, parent: ids.parent });
         }
     });
-    Ok((lines, sessions))
+    (lines, sessions)
 }
 
 /// What a session's `info` says of its place.
