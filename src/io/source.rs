@@ -259,7 +259,8 @@ impl Sources {
 
     /// Input that is not a file: its lines as they come, unless its first line is `{`
     /// alone and the whole is a document the filter decodes ([`Formats::text_decoder`]).
-    /// Only such input is read ahead, so a live stream's lines are not held back.
+    /// Only such input is read ahead (its first line, up to [`HEAD_BYTES`], first), so a
+    /// live stream's lines are not held back.
     fn stream(&self, mut input: Box<dyn Input>) -> io::Result<Opened> {
         let Some(decode) = self.formats.text_decoder() else { return Ok(Opened::Lines(input)) };
         let mut head: Vec<u8> = Vec::new();
@@ -270,6 +271,10 @@ impl Sources {
                 if let Some(end) = memchr::memchr(b'\n', &head[s..]) {
                     break head[s..s + end].trim_ascii() == b"{";
                 }
+            }
+            // A long first line is no document's `{`: it goes on as lines, bounded as any.
+            if head.len() >= HEAD_BYTES {
+                break false;
             }
             match input.read(&mut chunk) {
                 Ok(0) => break false,
