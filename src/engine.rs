@@ -404,9 +404,7 @@ impl Engine {
             self.prompt.clone_from(&prompt);
         }
         let s = self.session();
-        if std::mem::take(&mut s.unrun) {
-            (s.outcome, s.error) = (None, None);
-        }
+        s.unrun = false;
         s.turn += 1;
         s.turn_open = true;
         s.turns += 1;

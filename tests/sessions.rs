@@ -834,6 +834,15 @@ fn a_run_s_end_judges_the_sessions_it_read() {
     std::fs::write(&empty, "").unwrap();
     let out = bin("normalize").arg(&failing).arg(&empty).output().unwrap();
     assert_eq!(json_lines(&out.stdout).pop().unwrap()["sessionId"], "T3");
+    // A session cut after its header, then failing in a later file, then going on: the
+    // failure stands (the mark made at the first file's end is only a mark).
+    let failed = dir.join("failed.jsonl");
+    std::fs::write(&failed, "{\"type\":\"thread.started\",\"thread_id\":\"T1\"}\n{\"type\":\"turn.failed\",\"error\":{\"message\":\"boom 401 unauthorized\"}}\n").unwrap();
+    let going_on = dir.join("going-on.jsonl");
+    std::fs::write(&going_on, "{\"type\":\"thread.started\",\"thread_id\":\"T1\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n").unwrap();
+    let out = bin("normalize").arg(&header).arg(&failed).arg(&going_on).output().unwrap();
+    let summary = json_lines(&out.stdout).pop().unwrap();
+    assert_eq!((&summary["ok"], &summary["status"]), (&Value::Bool(false), &Value::from("failed")), "{summary}");
 }
 
 /// A record written twice (one line repeated, or the whole file appended to itself) is read

@@ -39,8 +39,8 @@ pub(super) struct SessionState {
     pub usage: Usage,
     pub outcome: Option<Outcome>,
     pub error: Option<ErrorInfo>,
-    /// Its run ended before its first turn: `outcome` and `error` say so, until a later
-    /// file goes on with it (a turn starts) and they are cleared.
+    /// Its run ended before its first turn: it is reported cut there at the end of input,
+    /// unless a later file goes on with it (a turn starts) or says how it went.
     pub unrun: bool,
 }
 

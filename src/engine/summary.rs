@@ -19,6 +19,7 @@ impl Engine {
         let entered = self.interrupt_open();
         self.end_cut(last);
         self.end_unrun(&entered);
+        self.report_unrun();
         // The summary is the last session's when the input's last run entered none (a
         // file that held no event).
         if self.current.is_none() {
@@ -96,17 +97,26 @@ impl Engine {
 
     /// An agent's session of the run ending (`entered`) that ended before its first turn,
     /// with nothing else to say how it went: its stream or file was cut after its header,
-    /// so it is not `ok`, unless a later file goes on with it (see
-    /// [`SessionState::unrun`](super::state::SessionState)).
+    /// so it is not `ok`, unless a later file goes on with it. Marked here, reported at the
+    /// end of input ([`Engine::report_unrun`]).
     fn end_unrun(&mut self, entered: &[usize]) {
         if self.run_error.is_some() {
             return;
         }
         for &i in entered {
             if self.sessions[i].never_ran() {
+                self.sessions[i].unrun = true;
+            }
+        }
+    }
+
+    /// The sessions still marked by [`Engine::end_unrun`] at the end of input, unless
+    /// something later said how they went.
+    fn report_unrun(&mut self) {
+        for i in 0..self.sessions.len() {
+            if std::mem::take(&mut self.sessions[i].unrun) && self.sessions[i].outcome.is_none() {
                 self.current = Some(i);
                 self.record_error(Outcome::Interrupted, before_first_turn());
-                self.sessions[i].unrun = true;
             }
         }
     }
