@@ -188,6 +188,10 @@ impl crate::io::Formats for EventsOrSessions {
     fn read_with_another(&self, path: &std::path::Path) -> bool {
         SessionFiles.read_with_another(path)
     }
+
+    fn text_decoder(&self) -> Option<crate::io::DecodeText> {
+        SessionFiles.text_decoder()
+    }
 }
 
 /// A dialect `normalize` reads: a handle to its registered [`Dialect`].

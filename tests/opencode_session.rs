@@ -116,6 +116,10 @@ fn an_export_piped_in_is_read_as_the_file() {
         events
     };
     assert_eq!(strip(piped), strip(named));
+    // `summarize` reads it as it reads provider output: normalized in process.
+    let piped = crate::support::run("summarize", &["--format", "json"], &std::fs::read(&path).unwrap());
+    let summary: Value = serde_json::from_slice(&piped).unwrap();
+    assert_eq!((&summary["ok"], &summary["totals"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{summary}");
     let other = crate::support::run("normalize", &[], b"{\n  \"response\": \"hi\"\n}\n");
     let events = json_lines(&other);
     assert_eq!(of_type(&events, "raw").len(), 3, "{events:?}");
