@@ -100,6 +100,9 @@ pub struct Engine {
     /// The sessions current at some time since the last run ended: only they can hold what
     /// is open, so ending a run looks at them, not at every session so far.
     entered: std::collections::BTreeSet<usize>,
+    /// The session current when the last run ended: the summary's, when the runs after it
+    /// entered none (files that held no event).
+    ended_in: Option<usize>,
     /// Recently ended tool calls and settled approvals of every session (keyed by
     /// [`scoped`]): a late update for one is absorbed, never a second terminal. Kept
     /// engine-wide so that memory stays bounded however many sessions a stream holds.
@@ -149,6 +152,7 @@ impl Engine {
             session_ids: HashMap::new(),
             current: None,
             entered: std::collections::BTreeSet::new(),
+            ended_in: None,
             closed_tools: Recent::new(RECENT),
             settled_approvals: Recent::new(RECENT),
             out: Vec::new(),

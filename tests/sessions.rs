@@ -834,6 +834,8 @@ fn a_run_s_end_judges_the_sessions_it_read() {
     std::fs::write(&empty, "").unwrap();
     let out = bin("normalize").arg(&failing).arg(&empty).output().unwrap();
     assert_eq!(json_lines(&out.stdout).pop().unwrap()["sessionId"], "T3");
+    let out = bin("normalize").arg(&failing).arg(&header).arg(&failing).arg(&empty).output().unwrap();
+    assert_eq!(json_lines(&out.stdout).pop().unwrap()["sessionId"], "T3", "the last run's, not the newest");
     // A session cut after its header, then failing in a later file, then going on: the
     // failure stands (the mark made at the first file's end is only a mark).
     let failed = dir.join("failed.jsonl");

@@ -20,10 +20,10 @@ impl Engine {
         self.end_cut(last);
         self.end_unrun(&entered);
         self.report_unrun();
-        // The summary is the last session's when the input's last run entered none (a
-        // file that held no event).
+        // The summary is the last run's session when the runs after it entered none (files
+        // that held no event).
         if self.current.is_none() {
-            self.current = self.sessions.len().checked_sub(1);
+            self.current = self.ended_in.or(self.sessions.len().checked_sub(1));
         }
         self.health.redactions = redactions;
         let summary = self.summary(had_sessions);
@@ -42,6 +42,7 @@ impl Engine {
     /// left open was interrupted, and what follows belongs to a session of its own.
     pub fn end_run(&mut self) {
         let last = self.current;
+        self.ended_in = last.or(self.ended_in);
         let entered = self.interrupt_open();
         self.end_cut(last);
         self.end_unrun(&entered);
