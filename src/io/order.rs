@@ -26,8 +26,6 @@ pub(super) struct Order {
     read: HashSet<String>,
     /// The files waiting, by the session each waits for, with their place in the given order.
     waiting: HashMap<String, Vec<Waiting>>,
-    /// How many waiting files hold each session (which others may wait for).
-    held: HashMap<String, usize>,
     /// The files whose session has been read, to be read next.
     ready: VecDeque<Source>,
     /// The files still waiting once every source was given, read whatever they wait for.
@@ -48,7 +46,6 @@ impl Order {
             sources,
             read: HashSet::new(),
             waiting: HashMap::new(),
-            held: HashMap::new(),
             ready: VecDeque::new(),
             leftover: VecDeque::new(),
             given: 0,
@@ -66,30 +63,14 @@ impl Order {
     /// The file `source`, holding sessions `ids`, waits for the file holding session
     /// `parent` ([`Order::may_read`] was false).
     pub(super) fn wait(&mut self, source: Source, ids: Vec<String>, parent: String) {
-        for id in &ids {
-            *self.held.entry(id.clone()).or_default() += 1;
-        }
         self.waiting.entry(parent).or_default().push(Waiting { seq: self.given, ids, source });
     }
 
     /// A file holding session `id` has been read: the files waiting for it are next.
     pub(super) fn read(&mut self, id: String) {
-        for w in self.waiting.remove(&id).unwrap_or_default() {
-            for id in &w.ids {
-                self.release(id);
-            }
-            self.ready.push_back(w.source);
-        }
+        let released = self.waiting.remove(&id).unwrap_or_default();
+        self.ready.extend(released.into_iter().map(|w| w.source));
         self.read.insert(id);
-    }
-
-    fn release(&mut self, id: &str) {
-        if let Some(n) = self.held.get_mut(id) {
-            *n -= 1;
-            if *n == 0 {
-                self.held.remove(id);
-            }
-        }
     }
 
     /// Once every source was given, what still waits is read in the order given, each
@@ -100,13 +81,14 @@ impl Order {
         let mut left: Vec<(String, Waiting)> =
             self.waiting.drain().flat_map(|(parent, ws)| ws.into_iter().map(move |w| (parent.clone(), w))).collect();
         left.sort_unstable_by_key(|(_, w)| w.seq);
-        let (roots, rest): (Vec<_>, Vec<_>) = left.into_iter().partition(|(parent, _)| !self.held.contains_key(parent));
+        // The sessions of the files still waiting: one that waits for one of them waits on.
+        let held: HashSet<String> = left.iter().flat_map(|(_, w)| w.ids.iter().cloned()).collect();
+        let (roots, rest): (Vec<_>, Vec<_>) = left.into_iter().partition(|(parent, _)| !held.contains(parent));
         self.leftover.extend(roots.into_iter().map(|(_, w)| w.source));
         // Each waits again, now for a file read in the pass over the roots above.
         for (parent, w) in rest {
             self.waiting.entry(parent).or_default().push(w);
         }
-        self.held.clear();
     }
 }
 
