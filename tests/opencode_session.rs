@@ -125,6 +125,41 @@ fn an_export_piped_in_is_read_as_the_file() {
     assert_eq!(of_type(&events, "raw").len(), 3, "{events:?}");
 }
 
+/// An export saved by Windows tools (`opencode export … > file` in Windows PowerShell writes
+/// UTF-16 with a byte order mark; `Out-File -Encoding utf8` a UTF-8 one) is the same
+/// document, named as a file, found in a directory, or piped. They were raw lines.
+#[test]
+fn an_export_in_utf16_or_with_a_byte_order_mark_is_the_same_export() {
+    let path = scenario("exit4").join("export.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (plain, _) = normalize(&[&path]);
+    let without_summary = |mut events: Vec<Value>| {
+        events.pop();
+        events
+    };
+    let plain = without_summary(plain);
+    let utf16 = |big: bool| -> Vec<u8> {
+        let units = std::iter::once(0xfeff).chain(text.encode_utf16());
+        units.flat_map(|u: u16| if big { u.to_be_bytes() } else { u.to_le_bytes() }).collect()
+    };
+    let dir = scratch("export-encodings");
+    for (name, bytes) in [
+        ("utf8-bom", [&b"\xef\xbb\xbf"[..], text.as_bytes()].concat()),
+        ("utf16le", utf16(false)),
+        ("utf16be", utf16(true)),
+    ] {
+        let file = dir.join(name).join("export.json");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(&file, &bytes).unwrap();
+        assert_eq!(without_summary(normalize(&[&file]).0), plain, "{name}, named");
+        let piped = json_lines(&crate::support::run("normalize", &[], &bytes));
+        assert_eq!(without_summary(piped), plain, "{name}, piped");
+        let (found, stderr) = normalize(&[file.parent().unwrap()]);
+        assert!(stderr.is_empty(), "{name}: {stderr}");
+        assert_eq!(of_type(&found, "tool.started").len(), of_type(&plain, "tool.started").len(), "{name}, found");
+    }
+}
+
 #[test]
 fn export_provenance_is_the_line_of_the_document() {
     let path = scenario("exit4").join("export.json");

@@ -182,3 +182,26 @@ fn a_gemini_session_tells_each_rewritten_record_once_and_resumes_as_a_second_tur
     let s = file.last().unwrap();
     assert_eq!(s["payload"]["input"]["raw"], 0, "{s}");
 }
+
+/// A session file saved as UTF-16 (with its byte order mark) and found in a directory walk is
+/// read as its UTF-8 text: it was skipped as binary, its NULs taken for a binary file's.
+#[test]
+fn a_utf16_session_file_found_in_a_walk_is_read_as_its_text() {
+    let run = "codex-0.171.0/write";
+    let home = fixture(&format!("sessions/{run}/home"));
+    let file = &session_files(run)[0];
+    let text = std::fs::read_to_string(home.join(file)).unwrap();
+    let utf16: Vec<u8> = std::iter::once(0xfeff).chain(text.encode_utf16()).flat_map(u16::to_le_bytes).collect();
+    let walked = |name: &str, bytes: &[u8]| {
+        let dir = crate::sessions::scratch(name);
+        std::fs::create_dir_all(dir.join(file).parent().unwrap()).unwrap();
+        std::fs::write(dir.join(file), bytes).unwrap();
+        let out = bin("normalize").current_dir(&dir).arg(".").output().unwrap();
+        (out.stdout, String::from_utf8(out.stderr).unwrap())
+    };
+    let (plain, _) = walked("walk-utf8", text.as_bytes());
+    let (found, stderr) = walked("walk-utf16", &utf16);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert!(!of_type(&json_lines(&plain), "tool.started").is_empty());
+    assert_eq!(String::from_utf8(found).unwrap(), String::from_utf8(plain).unwrap());
+}

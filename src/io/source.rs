@@ -9,7 +9,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use super::input::{regular_size, Waiting};
-use super::{decoding, Input, Place};
+use super::{decoding, Input, Place, BOM};
 
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
 #[derive(Debug, Clone)]
@@ -221,16 +221,22 @@ impl Sources {
         if found && !std::fs::metadata(path)?.is_file() {
             return Ok(Opened::Skipped("not a regular file"));
         }
-        let mut file = File::open(path)?;
+        let file = File::open(path)?;
         let Some(size) = regular_size(&file) else {
             return match found {
                 true => Ok(Opened::Skipped("not a regular file")),
                 false => self.stream(source.open()?),
             };
         };
+        // Formats are told by their text, whatever its encoding: a document saved as
+        // UTF-16 or with a UTF-8 byte order mark (as Windows tools write) is the same one.
+        let mut input = decoding(file)?;
         // Read in one go: most session files are smaller than the head.
         let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize);
-        (&mut file).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        (&mut input).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
+        if head.starts_with(BOM) {
+            head.drain(..BOM.len());
+        }
         let (lines, sessions) = match self.formats.decode(path, &head) {
             Some(decoded) => {
                 let decoded = decoded?;
@@ -238,11 +244,11 @@ impl Sources {
             }
             None => {
                 if found {
-                    if let Some(why) = self.refuses(&mut file, &mut head)? {
+                    if let Some(why) = self.refuses(&mut input, &mut head)? {
                         return Ok(Opened::Skipped(why));
                     }
                 }
-                (decoding(io::Cursor::new(head).chain(file))?, Vec::new())
+                (Box::new(io::Cursor::new(head).chain(input)) as Box<dyn Input>, Vec::new())
             }
         };
         if sessions.is_empty() {
@@ -266,10 +272,11 @@ impl Sources {
         let mut head: Vec<u8> = Vec::new();
         let mut chunk = [0u8; 4096];
         let opens_a_document = loop {
-            let start = head.iter().position(|b| !b.is_ascii_whitespace());
+            let text = head.strip_prefix(BOM).unwrap_or(&head);
+            let start = text.iter().position(|b| !b.is_ascii_whitespace());
             if let Some(s) = start {
-                if let Some(end) = memchr::memchr(b'\n', &head[s..]) {
-                    break head[s..s + end].trim_ascii() == b"{";
+                if let Some(end) = memchr::memchr(b'\n', &text[s..]) {
+                    break text[s..s + end].trim_ascii() == b"{";
                 }
             }
             // A long first line is no document's `{`: it goes on as lines, bounded as any.
@@ -286,7 +293,7 @@ impl Sources {
         if opens_a_document {
             (&mut input).take(DOCUMENT_BYTES + 1 - head.len() as u64).read_to_end(&mut head)?;
             if head.len() as u64 <= DOCUMENT_BYTES {
-                if let Some(decoded) = decode(&head) {
+                if let Some(decoded) = decode(head.strip_prefix(BOM).unwrap_or(&head)) {
                     let ids = decoded.sessions.into_iter().map(|s| s.id).collect();
                     return Ok(Opened::Sessions(decoded.lines, ids));
                 }
@@ -296,7 +303,7 @@ impl Sources {
     }
 
     /// Why a found file is not input, reading more of it while its first line goes on.
-    fn refuses(&self, file: &mut File, head: &mut Vec<u8>) -> io::Result<Option<&'static str>> {
+    fn refuses(&self, file: &mut impl Read, head: &mut Vec<u8>) -> io::Result<Option<&'static str>> {
         loop {
             let start = head.iter().position(|b| !b.is_ascii_whitespace());
             if let Some(start) = start {

@@ -58,13 +58,17 @@ pub(in crate::provider) fn decode_text(text: &[u8]) -> Option<Decoded> {
     Some(Decoded { lines: Box::new(io::Cursor::new(lines)), sessions })
 }
 
+/// The export at `path`, in UTF-8 or UTF-16 (as `opencode export > file` writes in Windows
+/// PowerShell), up to [`LIMIT`] bytes of UTF-8.
 fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
-    let mut text = String::new();
-    std::fs::File::open(path)?.take(LIMIT + 1).read_to_string(&mut text)?;
-    if text.len() as u64 > LIMIT {
+    let mut bytes = Vec::new();
+    crate::io::decoding(std::fs::File::open(path)?)?.take(LIMIT + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > LIMIT {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("over the {LIMIT}-byte limit of an export")));
     }
-    Ok(document(&text))
+    let text = std::str::from_utf8(bytes.strip_prefix(crate::io::BOM).unwrap_or(&bytes))
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    Ok(document(text))
 }
 
 /// The lines of the exports in `text`, and the sessions they hold.
