@@ -297,6 +297,11 @@ impl Engine {
         true
     }
 
+    /// Whether session `id` has started.
+    pub fn knows_session(&self, id: &str) -> bool {
+        self.find_session(&clean_id(id)).is_some()
+    }
+
     /// Makes session `i` the current one.
     fn enter(&mut self, i: usize) {
         if self.current != Some(i) {

@@ -815,6 +815,26 @@ fn a_session_that_goes_on_in_a_later_file_is_not_cut() {
     assert_eq!((&summary["ok"], &summary["payload"]["turns"]), (&Value::Bool(true), &Value::from(1)), "{summary}");
 }
 
+/// A prompt queued in a session that never wrote a record is that session, interrupted,
+/// also when the input holds another session's transcript (`cat` of a projects folder): it
+/// was dropped, for the other session had begun.
+#[test]
+fn a_queued_session_beside_another_transcript_is_kept() {
+    let queued = "claude-code-2.1.332/text/home/.claude/projects/-tmp-sess-w-claude-p5fp/b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4.jsonl";
+    let whole = "claude-code-2.1.332/write/home/.claude/projects/-tmp-sess-w-claude-MG7C/e445dca5-6e06-42a7-9d75-cfb4f2560f4c.jsonl";
+    let text = |path: &str, n: usize| recorded_lines(path)[..n].iter().map(|l| format!("{l}\n")).collect::<String>();
+    let whole = text(whole, recorded_lines(whole).len());
+    for input in [whole.clone() + &text(queued, 2), text(queued, 2) + &whole] {
+        let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+        let summary = events.last().unwrap();
+        let sessions = summary["payload"]["sessions"].as_array().unwrap();
+        let session = |id: &str| sessions.iter().find(|s| s["sessionId"] == id).unwrap_or_else(|| panic!("{summary}"));
+        assert_eq!(session("b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4")["status"], "interrupted", "{summary}");
+        assert_eq!(session("e445dca5-6e06-42a7-9d75-cfb4f2560f4c")["ok"], true, "{summary}");
+        assert_eq!(summary["ok"], false);
+    }
+}
+
 /// Each run's end judges the sessions it read, and only those: a session cut after its
 /// header is not excused by a later run's error, and a last file that holds no event names
 /// no session of its own in the summary (found by a probe of the change that made a run's

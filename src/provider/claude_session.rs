@@ -89,9 +89,10 @@ fn claim(p: &Probe) -> Claim {
 pub struct ClaudeSession {
     chain: Chain,
     reader: ClaudeReader,
-    /// The first prompt queued (`queue-operation` `enqueue`): its session and time. A file
-    /// cut before the prompt's own record still says a run began.
-    queued: Option<(Option<String>, Option<String>)>,
+    /// The prompts queued (`queue-operation` `enqueue`) in sessions not started when they
+    /// were, with their session and time, once per session in a row. Input cut before a
+    /// prompt's own record still says its session began.
+    queued: Vec<(Option<String>, Option<String>)>,
 }
 
 impl Parse for ClaudeSession {
@@ -115,8 +116,12 @@ impl Parse for ClaudeSession {
             return Ok(());
         }
         if LINKS.contains(&kind) || BOOKKEEPING.contains(&kind) {
-            if kind == QUEUED && env.operation.as_deref() == Some("enqueue") && self.queued.is_none() {
-                self.queued = Some((env.session_id.clone(), env.timestamp.clone()));
+            if kind == QUEUED
+                && env.operation.as_deref() == Some("enqueue")
+                && !env.session_id.as_deref().is_some_and(|id| engine.knows_session(id))
+                && self.queued.last().is_none_or(|(session, _)| *session != env.session_id)
+            {
+                self.queued.push((env.session_id.clone(), env.timestamp.clone()));
             }
             if env.uuid.is_some() {
                 let record = record(None);
@@ -133,11 +138,18 @@ impl Parse for ClaudeSession {
 
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
-        let began = self.reader.started || self.reader.waiting.is_some();
+        let mut began = self.reader.started || self.reader.waiting.is_some();
         self.reader.finish(engine);
-        if let Some((session, at)) = self.queued.take().filter(|_| !began) {
-            self.reader.turn.at(engine, at.as_deref());
-            engine.session_started(session.as_deref(), SessionStarted { provider: PROVIDER.into(), ..Default::default() });
+        for (session, at) in std::mem::take(&mut self.queued) {
+            // A queue line without a session id can only be the session the input began.
+            let started = match session.as_deref() {
+                Some(id) => engine.knows_session(id),
+                None => std::mem::replace(&mut began, true),
+            };
+            if !started {
+                self.reader.turn.at(engine, at.as_deref());
+                engine.session_started(session.as_deref(), SessionStarted { provider: PROVIDER.into(), ..Default::default() });
+            }
         }
     }
 }
