@@ -59,7 +59,9 @@ Examples:
   find runs -name '*.jsonl' -print0 | LC_ALL=C sort -z | normalize --files-from - -0 | summarize
 
 With several input files (or --files-from), every event's rawRef names its file (\"file\":
-the path as given) with that file's own line numbers.
+the path as given) with that file's own line numbers. Input is read as UTF-8 (invalid
+bytes become U+FFFD), or as UTF-16 when it starts with a byte order mark (as Windows
+PowerShell writes files); a UTF-8 byte order mark is dropped.
 
 Exit status:
   0  the input was normalized (whatever the agent's own outcome)
