@@ -15,7 +15,7 @@ mod write;
 pub use files::Files;
 pub(crate) use input::Opaque;
 pub use input::{Input, LinesOut, Produced};
-pub use line::{decoding, is_blank, Line, LineReader};
+pub use line::{decoding, is_blank, open_decoded, without_bom, Line, LineReader};
 pub use order::Place;
 pub use read::{each_line, read_lines, EventLine, LineSink, Reading, SourceNotes};
 pub use source::{

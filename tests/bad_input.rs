@@ -83,6 +83,39 @@ fn utf16_with_a_bom_is_decoded() {
     assert!(types(&events).contains(&"text"));
 }
 
+/// Files concatenated (`cat a.jsonl b.jsonl`) each with its byte order mark, UTF-8 or UTF-16,
+/// or a doubled one: every mark that starts a line is dropped, so no line turns raw.
+#[test]
+fn byte_order_marks_that_start_lines_are_dropped() {
+    let text = String::from_utf8(read("codex/text.input.jsonl")).unwrap();
+    let (plain, _, _) = normalize_checked(text.as_bytes(), &[]);
+    let lines: Vec<&str> = text.lines().collect();
+    let marked: String = lines.iter().map(|l| format!("\u{feff}\u{feff}{l}\n")).collect();
+    let utf16: Vec<u8> = std::iter::once('\u{feff}')
+        .chain(marked.chars())
+        .collect::<String>()
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    for input in [marked.into_bytes(), utf16] {
+        let (events, _, code) = normalize_checked(&input, &[]);
+        assert_eq!(code, 0, "{events:?}");
+        assert_eq!(events, plain);
+    }
+}
+
+/// An empty id names no session: a session id is never empty (the schema says so), so a
+/// line that gives one is read as a line that gives none.
+#[test]
+fn an_empty_session_id_is_none() {
+    let input = b"{\"type\":\"thread.started\",\"thread_id\":\"\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n";
+    let (events, _, _) = normalize_checked(input, &[]);
+    assert!(events.iter().all(|e| e["sessionId"] == "s1"), "{events:?}");
+    let queued = b"{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"timestamp\":\"2026-12-01T18:57:35.446Z\",\"sessionId\":\"\",\"content\":\"hi\"}\n";
+    let (events, _, _) = normalize_checked(queued, &[]);
+    assert!(events.iter().all(|e| e["sessionId"] == "s1"), "{events:?}");
+}
+
 #[test]
 fn deeply_nested_json_is_raw_not_a_crash() {
     let mut line = "[".repeat(10_000);

@@ -205,3 +205,30 @@ fn a_utf16_session_file_found_in_a_walk_is_read_as_its_text() {
     assert!(!of_type(&json_lines(&plain), "tool.started").is_empty());
     assert_eq!(String::from_utf8(found).unwrap(), String::from_utf8(plain).unwrap());
 }
+
+/// A droid session and its settings saved as UTF-16 (or the settings with a UTF-8 byte order
+/// mark) are read as their UTF-8 text: the session was read undecoded (every line raw) once
+/// its settings lay beside it, and the settings were refused.
+#[test]
+fn a_utf16_droid_session_with_its_settings_is_read_as_its_text() {
+    let run = "droid-0.225.2/exit4";
+    let home = fixture(&format!("sessions/{run}/home"));
+    let jsonl = home.join(session_files(run).remove(0));
+    let plain = json_lines(&bin("normalize").arg(&jsonl).output().unwrap().stdout);
+    let utf16 = |path: &std::path::Path| -> Vec<u8> {
+        let text = std::fs::read_to_string(path).unwrap();
+        std::iter::once(0xfeff).chain(text.encode_utf16()).flat_map(u16::to_le_bytes).collect()
+    };
+    let settings = std::fs::read(jsonl.with_extension("settings.json")).unwrap();
+    let dir = crate::sessions::scratch("droid-utf16");
+    for settings in [utf16(&jsonl.with_extension("settings.json")), [&b"\xef\xbb\xbf"[..], &settings].concat()] {
+        std::fs::write(dir.join("s.jsonl"), utf16(&jsonl)).unwrap();
+        std::fs::write(dir.join("s.settings.json"), settings).unwrap();
+        let named = json_lines(&bin("normalize").arg(dir.join("s.jsonl")).output().unwrap().stdout);
+        assert_eq!(named, plain);
+        let out = bin("normalize").arg(&dir).output().unwrap();
+        assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(only(&json_lines(&out.stdout), "usage")["payload"], only(&plain, "usage")["payload"]);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

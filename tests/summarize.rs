@@ -248,6 +248,18 @@ fn merge_rejects_what_is_not_a_summary_document() {
     );
 }
 
+/// A summary saved with a UTF-8 byte order mark (PowerShell's `Out-File -Encoding utf8`) is
+/// merged as it is without one; a UTF-16 one already was.
+#[test]
+fn merge_reads_a_summary_saved_with_a_byte_order_mark() {
+    let summary = summarize(&["--format", "json"], &read("codex/exit4.events.jsonl")).stdout;
+    let merged = summarize(&["--merge", "--format", "json"], &summary);
+    assert!(merged.status.success() || merged.status.code() == Some(1), "{merged:?}");
+    let marked = summarize(&["--merge", "--format", "json"], &[&b"\xef\xbb\xbf"[..], &summary].concat());
+    assert_eq!(String::from_utf8_lossy(&marked.stderr), String::from_utf8_lossy(&merged.stderr));
+    assert_eq!((marked.status.code(), marked.stdout), (merged.status.code(), merged.stdout));
+}
+
 #[test]
 fn colour_only_when_asked_or_on_a_terminal() {
     let input = read("codex/exit4.events.jsonl");

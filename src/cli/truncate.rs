@@ -9,7 +9,7 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::bound::{bound, Keep};
 use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
-use crate::io::{is_blank, read_lines, LineWriter, Sources, BOM};
+use crate::io::{is_blank, read_lines, without_bom, LineWriter, Sources};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
 use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 
@@ -142,14 +142,11 @@ impl Command for Args {
                 rejected = true;
                 diag.say(&format!("{}: {why}; bounded and kept", diag.line(n)));
             }
-            if n == 1 {
-                // The next reader would take a U+FEFF that starts the output for a byte order
-                // mark (one can come from a cut, or from a second mark after the first).
-                let buf = out.line_buf();
-                while buf[start..].starts_with(BOM) {
-                    buf.drain(start..start + BOM.len());
-                }
-            }
+            // The next reader would take a U+FEFF that starts a line for a byte order mark
+            // (one can come from a cut).
+            let buf = out.line_buf();
+            let marks = buf.len() - start - without_bom(&buf[start..]).len();
+            buf.drain(start..start + marks);
             Ok(out.end_line()?)
         })?;
         out.flush()?;

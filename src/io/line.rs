@@ -54,7 +54,6 @@ pub struct LineReader<R> {
     start: usize,
     end: usize,
     eof: bool,
-    first: bool,
     max_line: usize,
 }
 
@@ -70,7 +69,7 @@ impl<R: Read> LineReader<R> {
         if buf.len() < CHUNK {
             buf.resize(CHUNK, 0);
         }
-        LineReader { inner, buf, start: 0, end: 0, eof: false, first: true, max_line: max_line.max(1) }
+        LineReader { inner, buf, start: 0, end: 0, eof: false, max_line: max_line.max(1) }
     }
 
     /// The buffer, for the next reader.
@@ -174,22 +173,18 @@ impl<R: Read> LineReader<R> {
         while end > begin && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        let mut begin = begin;
-        if std::mem::take(&mut self.first) && self.buf[begin..end].starts_with(BOM) {
-            begin += BOM.len();
-        }
-        Line::Text(decode(&self.buf[begin..end]))
+        // Byte order marks start a line, not only the input, where files were concatenated.
+        let text = without_bom(&self.buf[begin..end]);
+        Line::Text(decode(text))
     }
 
     fn oversized_from(&mut self, begin: usize, end: usize, bytes: u64) -> Line<'_> {
-        self.first = false;
         let cut = (begin + SAMPLE).min(end);
         Line::Oversized { bytes, sample: String::from_utf8_lossy(&self.buf[begin..cut]).into_owned() }
     }
 
     /// Consumes the rest of a line already longer than the limit, keeping only a sample.
     fn skip_oversized(&mut self) -> io::Result<Line<'static>> {
-        self.first = false;
         let sample = String::from_utf8_lossy(&self.buf[self.start..(self.start + SAMPLE).min(self.end)]).into_owned();
         let mut bytes = (self.end - self.start) as u64;
         self.start = 0;
@@ -266,12 +261,26 @@ impl<R: Read> Read for Utf16Reader<R> {
     }
 }
 
-/// Wraps a reader so that UTF-16 input (with a BOM) arrives as UTF-8; anything else passes
-/// through untouched.
+/// `bytes` without the UTF-8 byte order marks that start it.
+pub fn without_bom(mut bytes: &[u8]) -> &[u8] {
+    while let Some(rest) = bytes.strip_prefix(BOM) {
+        bytes = rest;
+    }
+    bytes
+}
+
+/// The file at `path`, decoded as [`decoding`] does: what a reader of a whole document
+/// (or of a file it was handed by path) reads, as the line reader would.
+pub fn open_decoded(path: &std::path::Path) -> io::Result<Box<dyn Input>> {
+    decoding(std::fs::File::open(path)?)
+}
+
+/// Wraps a reader so that UTF-16 input (with a BOM) arrives as UTF-8, without its BOM, as
+/// does UTF-8 input that starts with one; anything else passes through untouched.
 pub fn decoding<'a, R: Input + 'a>(mut inner: R) -> io::Result<Box<dyn Input + 'a>> {
-    let mut head = [0u8; 2];
+    let mut head = [0u8; 3];
     let mut got = 0;
-    while got < 2 {
+    while got < head.len() {
         match inner.read(&mut head[got..]) {
             Ok(0) => break,
             Ok(n) => got += n,
@@ -279,12 +288,13 @@ pub fn decoding<'a, R: Input + 'a>(mut inner: R) -> io::Result<Box<dyn Input + '
             Err(e) => return Err(e),
         }
     }
-    let encoding = match &head[..got] {
-        [0xff, 0xfe] => Some(encoding_rs::UTF_16LE),
-        [0xfe, 0xff] => Some(encoding_rs::UTF_16BE),
+    let head = &head[..got];
+    let encoding = match head {
+        [0xff, 0xfe, ..] => Some(encoding_rs::UTF_16LE),
+        [0xfe, 0xff, ..] => Some(encoding_rs::UTF_16BE),
         _ => None,
     };
-    let prefix = io::Cursor::new(head[..got].to_vec());
+    let prefix = io::Cursor::new(head.strip_prefix(BOM).unwrap_or(head).to_vec());
     Ok(match encoding {
         Some(enc) => Box::new(Utf16Reader {
             inner: prefix.chain(inner),

@@ -9,7 +9,7 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
 use super::input::{regular_size, Waiting};
-use super::{decoding, Input, Place, BOM};
+use super::{decoding, without_bom, Input, Place};
 
 /// Where input comes from: stdin (`-` or no operands) or files, in order.
 #[derive(Debug, Clone)]
@@ -234,9 +234,8 @@ impl Sources {
         // Read in one go: most session files are smaller than the head.
         let mut head = Vec::with_capacity(size.min(HEAD_BYTES as u64) as usize);
         (&mut input).take(HEAD_BYTES as u64).read_to_end(&mut head)?;
-        if head.starts_with(BOM) {
-            head.drain(..BOM.len());
-        }
+        let marks = head.len() - without_bom(&head).len();
+        head.drain(..marks);
         let (lines, sessions) = match self.formats.decode(path, &head) {
             Some(decoded) => {
                 let decoded = decoded?;
@@ -272,7 +271,7 @@ impl Sources {
         let mut head: Vec<u8> = Vec::new();
         let mut chunk = [0u8; 4096];
         let opens_a_document = loop {
-            let text = head.strip_prefix(BOM).unwrap_or(&head);
+            let text = without_bom(&head);
             let start = text.iter().position(|b| !b.is_ascii_whitespace());
             if let Some(s) = start {
                 if let Some(end) = memchr::memchr(b'\n', &text[s..]) {
@@ -293,7 +292,7 @@ impl Sources {
         if opens_a_document {
             (&mut input).take(DOCUMENT_BYTES + 1 - head.len() as u64).read_to_end(&mut head)?;
             if head.len() as u64 <= DOCUMENT_BYTES {
-                if let Some(decoded) = decode(head.strip_prefix(BOM).unwrap_or(&head)) {
+                if let Some(decoded) = decode(without_bom(&head)) {
                     let ids = decoded.sessions.into_iter().map(|s| s.id).collect();
                     return Ok(Opened::Sessions(decoded.lines, ids));
                 }

@@ -8,7 +8,6 @@
 //! The settings are a small document (under 1 KiB seen) and are read whole: one over
 //! [`LIMIT`], or that is not JSON, is not read, and its line says why.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -16,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{claim, SETTINGS};
-use crate::io::{Decoded, Input};
+use crate::io::{open_decoded, without_bom, Decoded, Input};
 use crate::provider::{Claim, Probe};
 
 /// The largest settings file read.
@@ -35,7 +34,7 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
     }
     let settings = beside(path, SESSION_END, SETTINGS_END)?;
     let trailer = line(&settings);
-    Some(File::open(path).map(|f| Decoded::lines(Box::new(Trailed::new(f, trailer)))))
+    Some(open_decoded(path).map(|f| Decoded::lines(Box::new(Trailed::new(f, trailer)))))
 }
 
 /// True when `path` is the settings file of a droid session beside it, which is read with
@@ -43,8 +42,8 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
 pub(in crate::provider) fn is_settings_of_a_session(path: &Path, head_bytes: u64) -> bool {
     let Some(session) = beside(path, SETTINGS_END, SESSION_END) else { return false };
     let mut head = Vec::new();
-    let read = File::open(session).and_then(|f| f.take(head_bytes).read_to_end(&mut head));
-    read.is_ok() && starts_a_session(&head)
+    let read = open_decoded(&session).and_then(|f| f.take(head_bytes).read_to_end(&mut head));
+    read.is_ok() && starts_a_session(without_bom(&head))
 }
 
 /// The file beside `path` named as it is, with `theirs` for the `ours` its name ends with.
@@ -91,11 +90,12 @@ struct Line<'a> {
 fn line(path: &Path) -> Vec<u8> {
     let name = path.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
     let mut text = Vec::new();
-    let read = File::open(path).and_then(|f| f.take(LIMIT + 1).read_to_end(&mut text));
+    let read = open_decoded(path).and_then(|f| f.take(LIMIT + 1).read_to_end(&mut text));
     let settings = match read {
         Err(e) => Err(format!("it could not be read: {e}")),
         Ok(_) if text.len() as u64 > LIMIT => Err(format!("it is over the {LIMIT}-byte limit of a settings file")),
-        Ok(_) => serde_json::from_slice::<Settings>(&text).map_err(|e| format!("it is not droid's settings: {e}")),
+        Ok(_) => serde_json::from_slice::<Settings>(without_bom(&text))
+            .map_err(|e| format!("it is not droid's settings: {e}")),
     };
     let line = match settings {
         Ok(s) => Line { kind: SETTINGS, file: &name, token_usage: s.token_usage, unread: None },

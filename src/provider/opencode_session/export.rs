@@ -62,11 +62,11 @@ pub(in crate::provider) fn decode_text(text: &[u8]) -> Option<Decoded> {
 /// PowerShell), up to [`LIMIT`] bytes of UTF-8.
 fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
     let mut bytes = Vec::new();
-    crate::io::decoding(std::fs::File::open(path)?)?.take(LIMIT + 1).read_to_end(&mut bytes)?;
+    crate::io::open_decoded(path)?.take(LIMIT + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > LIMIT {
         return Err(io::Error::new(io::ErrorKind::InvalidData, format!("over the {LIMIT}-byte limit of an export")));
     }
-    let text = std::str::from_utf8(bytes.strip_prefix(crate::io::BOM).unwrap_or(&bytes))
+    let text = std::str::from_utf8(crate::io::without_bom(&bytes))
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
     Ok(document(text))
 }
