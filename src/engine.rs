@@ -247,7 +247,8 @@ impl Engine {
     /// the session, its start, turns and usage included, names that call as its parent.
     /// A session already started is linked from here on.
     pub fn session_started_by(&mut self, id: Option<&str>, info: SessionStarted, spawner: Option<String>) {
-        let id = id.map(clean_id);
+        // An id that is empty (once cleaned) names no session: ids are never empty.
+        let id = id.map(clean_id).filter(|id| !id.is_empty());
         let id = id.as_deref();
         if self.provider.is_none() {
             self.provider = Some(info.provider.clone());
@@ -268,7 +269,9 @@ impl Engine {
     /// Switches to session `id`, starting it if it is new, named after the run's provider, or
     /// `provider` when the run has not said (its start is missing).
     pub fn use_session(&mut self, id: &str, provider: &str) {
-        if !self.use_known_session(id) {
+        if clean_id(id).is_empty() {
+            self.enter_session(None, provider);
+        } else if !self.use_known_session(id) {
             let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
             let info = SessionStarted { provider, ..Default::default() };
             self.push_session(clean_id(id).into_owned(), Some(info), None);
