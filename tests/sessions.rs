@@ -835,6 +835,37 @@ fn a_queued_session_beside_another_transcript_is_kept() {
     }
 }
 
+/// Transcripts of several sessions in one input (`cat` of a projects folder) are read as the
+/// same files given one by one: a record of another session ends the one being read. The
+/// second session's first prompt was taken for an edit of the first's, which was dropped.
+#[test]
+fn concatenated_transcripts_are_read_as_their_files() {
+    let transcripts = [
+        ("claude-code-2.1.332/write/home/.claude/projects/-tmp-sess-w-claude-MG7C/e445dca5-6e06-42a7-9d75-cfb4f2560f4c.jsonl",
+         "claude-code-2.1.332/text/home/.claude/projects/-tmp-sess-w-claude-p5fp/b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4.jsonl"),
+        ("qwen-code-0.24.4/text/home/.qwen/projects/-tmp-sess-w-qwen-HDVQ/chats/004bbe26-812f-4183-ba51-7c8d9564649c.jsonl",
+         "qwen-code-0.24.4/write/home/.qwen/projects/-tmp-sess-w-qwen-VWnc/chats/4cc0d773-402a-4c3f-8a63-1eddb3b15d98.jsonl"),
+    ];
+    let sessions = |out: &[u8]| -> Vec<(String, Value, Value)> {
+        let summary = json_lines(out).pop().unwrap();
+        let list = summary["payload"]["sessions"].as_array().cloned().unwrap_or_default();
+        list.iter()
+            .map(|s| (s["sessionId"].as_str().unwrap().to_owned(), s["ok"].clone(), s["turns"].clone()))
+            .collect()
+    };
+    for (a, b) in transcripts {
+        for (first, second) in [(a, b), (b, a)] {
+            let (first, second) = (fixture(&format!("sessions/{first}")), fixture(&format!("sessions/{second}")));
+            let files = bin("normalize").arg(&first).arg(&second).output().unwrap().stdout;
+            let cat = [std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap()].concat();
+            let piped = crate::support::run("normalize", &[], &cat);
+            assert_eq!(sessions(&files).len(), 2, "{first:?}");
+            assert_eq!(sessions(&piped), sessions(&files), "{first:?} then {second:?}");
+            assert!(sessions(&piped).iter().all(|(_, ok, turns)| ok == true && turns == 1), "{:?}", sessions(&piped));
+        }
+    }
+}
+
 /// Each run's end judges the sessions it read, and only those: a session cut after its
 /// header is not excused by a later run's error, and a last file that holds no event names
 /// no session of its own in the summary (found by a probe of the change that made a run's

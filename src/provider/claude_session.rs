@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::claude::{Claude, Entry, PROVIDER};
-use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Reader, Reading, Record, Turn};
 use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, Recent, UsageScope};
@@ -93,11 +93,17 @@ pub struct ClaudeSession {
     /// were, with their session and time, once per session in a row. Input cut before a
     /// prompt's own record still says its session began.
     queued: Vec<(Option<String>, Option<String>)>,
+    session: Reading,
 }
 
 impl Parse for ClaudeSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(line)?;
+        if self.session.switches_to(env.session_id.as_deref()) {
+            self.finish(engine);
+            let session = std::mem::take(&mut self.session);
+            *self = ClaudeSession { session, ..ClaudeSession::default() };
+        }
         let kind = env.kind.as_ref();
         let record = |text: Option<&str>| Record {
             line: engine.line(),

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::claude::{is_permission_denial, Claude, Entry, QWEN};
-use super::transcript::{spawner, Chain, Notification, Opening, Reader, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Reader, Reading, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, UsageScope};
 use crate::event::{Role, SessionStarted, Usage};
@@ -52,11 +52,17 @@ pub(super) fn is_qwens(p: &Probe) -> bool {
 pub struct QwenSession {
     chain: Chain,
     reader: QwenReader,
+    session: Reading,
 }
 
 impl Parse for QwenSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
+        if self.session.switches_to(env.session_id.as_deref()) {
+            self.finish(engine);
+            let session = std::mem::take(&mut self.session);
+            *self = QwenSession { session, ..QwenSession::default() };
+        }
         let says = matches!(env.kind.as_str(), "user" | "assistant" | "tool_result") || env.denial().is_some();
         let record = Record {
             line: engine.line(),

@@ -201,6 +201,29 @@ impl Chain {
     }
 }
 
+/// The session a transcript reader is reading. One input can hold several sessions'
+/// transcripts (`cat` of a projects folder): a record of another session ends the one being
+/// read, as the end of its file would, and the reader starts over (a session read again
+/// later goes on, as a resumed one does).
+#[derive(Debug, Default)]
+pub(super) struct Reading(Option<String>);
+
+impl Reading {
+    /// True when the record of session `id` is of another session than the one being read,
+    /// which it then becomes. A record that names none is of the one being read.
+    pub fn switches_to(&mut self, id: Option<&str>) -> bool {
+        let Some(id) = id else { return false };
+        match &self.0 {
+            Some(current) if current == id => false,
+            current => {
+                let switched = current.is_some();
+                self.0 = Some(id.to_owned());
+                switched
+            }
+        }
+    }
+}
+
 /// How the open turn of a transcript stands: transcripts have no `result` record, so the
 /// reader ends each turn itself, from what its records said.
 #[derive(Debug, Default)]
