@@ -123,6 +123,9 @@ pub struct Engine {
     /// A record of the run was cut short: what the run's parser ends at its end, from
     /// what it read, is not known to have completed.
     cut: Option<ErrorInfo>,
+    /// The name given to the blank session id (`""`): one session, as any id is, named as
+    /// sessions without one are, for an id is never empty.
+    blank: Option<String>,
 }
 
 /// A raw line read before any session of its run: it is emitted in the session that
@@ -163,6 +166,7 @@ impl Engine {
             spawned: HashMap::new(),
             early: Vec::new(),
             cut: None,
+            blank: None,
         }
     }
 
@@ -247,8 +251,7 @@ impl Engine {
     /// the session, its start, turns and usage included, names that call as its parent.
     /// A session already started is linked from here on.
     pub fn session_started_by(&mut self, id: Option<&str>, info: SessionStarted, spawner: Option<String>) {
-        // An id that is empty (once cleaned) names no session: ids are never empty.
-        let id = id.map(clean_id).filter(|id| !id.is_empty());
+        let id = id.map(|id| self.name(id));
         let id = id.as_deref();
         if self.provider.is_none() {
             self.provider = Some(info.provider.clone());
@@ -269,12 +272,11 @@ impl Engine {
     /// Switches to session `id`, starting it if it is new, named after the run's provider, or
     /// `provider` when the run has not said (its start is missing).
     pub fn use_session(&mut self, id: &str, provider: &str) {
-        if clean_id(id).is_empty() {
-            self.enter_session(None, provider);
-        } else if !self.use_known_session(id) {
+        let id = self.name(id).into_owned();
+        if !self.use_known_session(&id) {
             let provider = self.provider.get_or_insert_with(|| provider.to_owned()).clone();
             let info = SessionStarted { provider, ..Default::default() };
-            self.push_session(clean_id(id).into_owned(), Some(info), None);
+            self.push_session(id, Some(info), None);
         }
     }
 
@@ -294,7 +296,7 @@ impl Engine {
     /// Switches to session `id` if it has started, and says whether it had; a line naming a
     /// session not started yet (a hook's, before the run's init) stays in the current one.
     pub fn use_known_session(&mut self, id: &str) -> bool {
-        let Some(i) = self.find_session(&clean_id(id)) else { return false };
+        let Some(i) = self.known(id) else { return false };
         self.enter(i);
         self.emit_early();
         true
@@ -302,7 +304,29 @@ impl Engine {
 
     /// Whether session `id` has started.
     pub fn knows_session(&self, id: &str) -> bool {
-        self.find_session(&clean_id(id)).is_some()
+        self.known(id).is_some()
+    }
+
+    /// The index of session `id`, if it has started.
+    fn known(&self, id: &str) -> Option<usize> {
+        let id = clean_id(id);
+        match is_blank_id(&id) {
+            true => self.find_session(self.blank.as_deref()?),
+            false => self.find_session(&id),
+        }
+    }
+
+    /// The name of the session a line calls `id`, for a session that starts or goes on:
+    /// the id cleaned of control bytes, or, for an id blank once cleaned, the blank id's.
+    fn name<'a>(&mut self, id: &'a str) -> Cow<'a, str> {
+        let id = clean_id(id);
+        if !is_blank_id(&id) {
+            return id;
+        }
+        if self.blank.is_none() {
+            self.blank = Some(self.anonymous_id());
+        }
+        Cow::Owned(self.blank.clone().unwrap_or_default())
     }
 
     /// Makes session `i` the current one.
@@ -680,4 +704,9 @@ mod tests;
 /// by an ANSI sequence must be one call, as they are once written.
 fn clean_id(id: &str) -> Cow<'_, str> {
     crate::scrub::without_controls(id)
+}
+
+/// An id of white space only (once cleaned) names no session by itself.
+fn is_blank_id(id: &str) -> bool {
+    id.trim().is_empty()
 }

@@ -104,16 +104,26 @@ fn byte_order_marks_that_start_lines_are_dropped() {
     }
 }
 
-/// An empty id names no session: a session id is never empty (the schema says so), so a
-/// line that gives one is read as a line that gives none.
+/// A blank id (empty, or white space once cleaned) is one session, as any id is, named as a
+/// session without one is: a session id is never empty (the schema says so). Every line of
+/// a run naming it is that one session.
 #[test]
-fn an_empty_session_id_is_none() {
-    let input = b"{\"type\":\"thread.started\",\"thread_id\":\"\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n";
+fn a_blank_session_id_is_one_named_session() {
+    let input = b"{\"type\":\"thread.started\",\"thread_id\":\"\\u0001\\t\"}\n{\"type\":\"turn.started\"}\n{\"type\":\"turn.completed\",\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}\n";
     let (events, _, _) = normalize_checked(input, &[]);
     assert!(events.iter().all(|e| e["sessionId"] == "s1"), "{events:?}");
     let queued = b"{\"type\":\"queue-operation\",\"operation\":\"enqueue\",\"timestamp\":\"2026-12-01T18:57:35.446Z\",\"sessionId\":\"\",\"content\":\"hi\"}\n";
     let (events, _, _) = normalize_checked(queued, &[]);
     assert!(events.iter().all(|e| e["sessionId"] == "s1"), "{events:?}");
+    // OpenCode names the session on every line.
+    let text = String::from_utf8(read("opencode/text.input.jsonl")).unwrap();
+    let id = &text[text.find("\"sessionID\":\"").unwrap() + 13..];
+    let id = &id[..id.find('"').unwrap()];
+    let (plain, _, _) = normalize_checked(text.as_bytes(), &[]);
+    let (blank, _, _) = normalize_checked(text.replace(id, "").as_bytes(), &[]);
+    assert!(blank.iter().all(|e| e["sessionId"] == "s1"), "{blank:?}");
+    let (a, b) = (plain.last().unwrap(), blank.last().unwrap());
+    assert_eq!((&b["ok"], &b["status"], &b["payload"]["turns"]), (&a["ok"], &a["status"], &a["payload"]["turns"]));
 }
 
 #[test]
