@@ -866,6 +866,34 @@ fn concatenated_transcripts_are_read_as_their_files() {
     }
 }
 
+/// A record of another session inside a transcript (bookkeeping, or a record Claude Code
+/// wrote into the wrong file) is read where it is: it neither cuts the open turn nor starts
+/// a session; only another session's first prompt begins its transcript.
+#[test]
+fn a_stray_record_of_another_session_does_not_cut_the_turn() {
+    let write = recorded_lines("claude-code-2.1.332/write/home/.claude/projects/-tmp-sess-w-claude-MG7C/e445dca5-6e06-42a7-9d75-cfb4f2560f4c.jsonl");
+    let other = recorded_lines("claude-code-2.1.332/exit4/home/.claude/projects/-tmp-sess-w-claude-NwSl/1de788df-3690-413a-a406-a777762ea9c0.jsonl");
+    let lines = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let plain = json_lines(&crate::support::run("normalize", &[], lines(&write).as_bytes()));
+    // The write session as the summary tells it (among others when a queue line of the
+    // other session, which never began, makes it a session of its own, cut).
+    let write_session = |summary: &Value| -> (Value, Value) {
+        let s = match summary["payload"]["sessions"].as_array() {
+            Some(all) => all.iter().find(|s| s["sessionId"] == "e445dca5-6e06-42a7-9d75-cfb4f2560f4c").unwrap().clone(),
+            None => summary.clone(),
+        };
+        let turns = if s["turns"].is_null() { s["payload"]["turns"].clone() } else { s["turns"].clone() };
+        (s["ok"].clone(), turns)
+    };
+    for stray in other.iter().filter(|l| !l.contains("\"parentUuid\":null")) {
+        let input = lines(&write[..23]) + stray + "\n" + &lines(&write[23..]);
+        let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
+        assert_eq!(write_session(events.last().unwrap()), write_session(plain.last().unwrap()), "{stray}");
+        assert_eq!(of_type(&events, "tool.completed").len(), of_type(&plain, "tool.completed").len(), "{stray}");
+        assert!(of_type(&events, "turn.interrupted").is_empty(), "{stray}");
+    }
+}
+
 /// Each run's end judges the sessions it read, and only those: a session cut after its
 /// header is not excused by a later run's error, and a last file that holds no event names
 /// no session of its own in the summary (found by a probe of the change that made a run's

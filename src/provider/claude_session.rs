@@ -99,10 +99,13 @@ pub struct ClaudeSession {
 impl Parse for ClaudeSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(line)?;
-        if self.session.switches_to(env.session_id.as_deref()) {
+        let root = env.uuid.is_some() && env.parent.is_none() && env.logical_parent.is_none();
+        if self.session.switches_to(env.session_id.as_deref(), root) {
+            // Queued prompts wait for the end of the input: the session switched to was
+            // queued just before its first record.
+            let (session, queued) = (std::mem::take(&mut self.session), std::mem::take(&mut self.queued));
             self.finish(engine);
-            let session = std::mem::take(&mut self.session);
-            *self = ClaudeSession { session, ..ClaudeSession::default() };
+            *self = ClaudeSession { session, queued, ..ClaudeSession::default() };
         }
         let kind = env.kind.as_ref();
         let record = |text: Option<&str>| Record {

@@ -58,7 +58,7 @@ pub struct QwenSession {
 impl Parse for QwenSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
-        if self.session.switches_to(env.session_id.as_deref()) {
+        if self.session.switches_to(env.session_id.as_deref(), env.uuid.is_some() && env.parent.is_none()) {
             self.finish(engine);
             let session = std::mem::take(&mut self.session);
             *self = QwenSession { session, ..QwenSession::default() };

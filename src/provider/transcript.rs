@@ -202,19 +202,22 @@ impl Chain {
 }
 
 /// The session a transcript reader is reading. One input can hold several sessions'
-/// transcripts (`cat` of a projects folder): a record of another session ends the one being
-/// read, as the end of its file would, and the reader starts over (a session read again
-/// later goes on, as a resumed one does).
+/// transcripts (`cat` of a projects folder): a record of another session that starts a
+/// conversation (a record without a parent: its first prompt) ends the one being read, as
+/// the end of its file would, and the reader starts over; a session met again later goes
+/// on, as a resumed one does. Any other record of another session (bookkeeping, a record
+/// written into the wrong file) is read where it is, so it cannot cut the open turn.
 #[derive(Debug, Default)]
 pub(super) struct Reading(Option<String>);
 
 impl Reading {
-    /// True when the record of session `id` is of another session than the one being read,
-    /// which it then becomes. A record that names none is of the one being read.
-    pub fn switches_to(&mut self, id: Option<&str>) -> bool {
+    /// True when a record of session `id` that is the `root` of a conversation, or not, is
+    /// of another session than the one being read, which it then becomes. A record that
+    /// names none is of the one being read.
+    pub fn switches_to(&mut self, id: Option<&str>, root: bool) -> bool {
         let Some(id) = id else { return false };
         match &self.0 {
-            Some(current) if current == id => false,
+            Some(current) if current == id || !root => false,
             current => {
                 let switched = current.is_some();
                 self.0 = Some(id.to_owned());
