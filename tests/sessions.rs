@@ -894,6 +894,32 @@ fn a_stray_record_of_another_session_does_not_cut_the_turn() {
     }
 }
 
+/// An edit (a second first prompt of the same session) is one whatever bytes its session id
+/// carries that events do not (a control byte): the reader of several transcripts took a
+/// raw difference for another session, so the edit became a second turn.
+#[test]
+fn an_edit_whose_id_differs_by_a_control_byte_is_an_edit() {
+    let lines = recorded_lines("claude-code-2.1.332/text/home/.claude/projects/-tmp-sess-w-claude-p5fp/b9bfad11-8a33-4aa3-838c-3dd9d1fa4ce4.jsonl");
+    let record = |pred: &dyn Fn(&Value) -> bool| -> Value {
+        lines.iter().map(|l| serde_json::from_str::<Value>(l).unwrap()).filter(|v| pred(v)).last().unwrap()
+    };
+    let edited = |suffix: &str| -> Vec<Value> {
+        let mut prompt = record(&|v| v["type"] == "user" && v["parentUuid"].is_null());
+        let mut answer = record(&|v| v["type"] == "assistant");
+        let session = format!("{}{suffix}", prompt["sessionId"].as_str().unwrap());
+        prompt["uuid"] = "eeeeeeee-0000-0000-0000-000000000001".into();
+        answer["uuid"] = "eeeeeeee-0000-0000-0000-000000000002".into();
+        answer["parentUuid"] = prompt["uuid"].clone();
+        (prompt["sessionId"], answer["sessionId"]) = (session.clone().into(), session.into());
+        let input: String =
+            lines.iter().cloned().chain([prompt.to_string(), answer.to_string()]).map(|l| l + "\n").collect();
+        json_lines(&crate::support::run("normalize", &[], input.as_bytes()))
+    };
+    let (plain, marked) = (edited(""), edited("\u{7}"));
+    assert_eq!(plain.last().unwrap()["payload"]["turns"], 1);
+    assert_eq!(marked.last().unwrap()["payload"], plain.last().unwrap()["payload"]);
+}
+
 /// Each run's end judges the sessions it read, and only those: a session cut after its
 /// header is not excused by a later run's error, and a last file that holds no event names
 /// no session of its own in the summary (found by a probe of the change that made a run's

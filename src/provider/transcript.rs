@@ -216,6 +216,10 @@ impl Reading {
     /// names none is of the one being read.
     pub fn switches_to(&mut self, id: Option<&str>, root: bool) -> bool {
         let Some(id) = id else { return false };
+        // Ids that name one session in events name one here: control bytes go, and every
+        // blank id is the same one.
+        let id = crate::scrub::without_controls(id);
+        let id = if id.trim().is_empty() { "" } else { id.as_ref() };
         match &self.0 {
             Some(current) if current == id || !root => false,
             current => {
