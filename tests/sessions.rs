@@ -864,6 +864,22 @@ fn concatenated_transcripts_are_read_as_their_files() {
             assert!(sessions(&piped).iter().all(|(_, ok, turns)| ok == true && turns == 1), "{:?}", sessions(&piped));
         }
     }
+    // A transcript inside another's open turn, which goes on after it (a session resumed
+    // in a later file, or Claude Code writing into the wrong file): each record goes to its
+    // own session, as with the three parts named.
+    let (a, b) =
+        (fixture(&format!("sessions/{}", transcripts[0].0)), fixture(&format!("sessions/{}", transcripts[0].1)));
+    let a = std::fs::read_to_string(a).unwrap();
+    let cut = a.match_indices('\n').nth(22).unwrap().0 + 1;
+    let dir = scratch("transcript-inside");
+    let parts = [dir.join("a1.jsonl"), b, dir.join("a2.jsonl")];
+    std::fs::write(&parts[0], &a[..cut]).unwrap();
+    std::fs::write(&parts[2], &a[cut..]).unwrap();
+    let files = bin("normalize").args(&parts).output().unwrap().stdout;
+    let cat: Vec<u8> = parts.iter().flat_map(|p| std::fs::read(p).unwrap()).collect();
+    let piped = crate::support::run("normalize", &[], &cat);
+    assert_eq!(sessions(&piped), sessions(&files));
+    assert_eq!(sessions(&piped).iter().map(|(_, _, turns)| turns.clone()).collect::<Vec<_>>(), [1, 1]);
 }
 
 /// A record of another session inside a transcript (bookkeeping, or a record Claude Code
@@ -885,8 +901,13 @@ fn a_stray_record_of_another_session_does_not_cut_the_turn() {
         let turns = if s["turns"].is_null() { s["payload"]["turns"].clone() } else { s["turns"].clone() };
         (s["ok"].clone(), turns)
     };
-    for stray in other.iter().filter(|l| !l.contains("\"parentUuid\":null")) {
-        let input = lines(&write[..23]) + stray + "\n" + &lines(&write[23..]);
+    let strays = other.iter().filter(|l| !l.contains("\"parentUuid\":null"));
+    // Inside the turn, and, for a record that is no message, last: the kept branch was
+    // the one ending at the stray record. (A stray message is read where it is: one that
+    // asks for a tool, last, leaves the turn unanswered.)
+    let places = |l: &str| if l.contains("\"type\":\"assistant\"") { vec![23] } else { vec![23, write.len()] };
+    for (stray, at) in strays.flat_map(|l| places(l).into_iter().map(move |at| (l, at))) {
+        let input = lines(&write[..at]) + stray + "\n" + &lines(&write[at..]);
         let events = json_lines(&crate::support::run("normalize", &[], input.as_bytes()));
         assert_eq!(write_session(events.last().unwrap()), write_session(plain.last().unwrap()), "{stray}");
         assert_eq!(of_type(&events, "tool.completed").len(), of_type(&plain, "tool.completed").len(), "{stray}");

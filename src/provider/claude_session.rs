@@ -21,7 +21,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::claude::{Claude, Entry, PROVIDER};
-use super::transcript::{spawner, Chain, Notification, Opening, Reader, Reading, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Place, Reader, Reading, Record, Turn};
 use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, Recent, UsageScope};
@@ -96,11 +96,24 @@ pub struct ClaudeSession {
     session: Reading,
 }
 
+impl ClaudeSession {
+    /// Keeps a prompt `enqueue`d in a session not started yet (see `queued`).
+    fn queue(&mut self, env: &Envelope<'_>, engine: &Engine) {
+        if env.operation.as_deref() == Some("enqueue")
+            && !env.session_id.as_deref().is_some_and(|id| engine.knows_session(id))
+            && self.queued.last().is_none_or(|(session, _)| *session != env.session_id)
+        {
+            self.queued.push((env.session_id.clone(), env.timestamp.clone()));
+        }
+    }
+}
+
 impl Parse for ClaudeSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env = Envelope::parse(line)?;
         let root = env.uuid.is_some() && env.parent.is_none() && env.logical_parent.is_none();
-        if self.session.switches_to(env.session_id.as_deref(), root) {
+        let place = self.session.place(env.session_id.as_deref(), root, env.uuid.is_some());
+        if place == Place::Switch {
             // Queued prompts wait for the end of the input: the session switched to was
             // queued just before its first record.
             let (session, queued) = (std::mem::take(&mut self.session), std::mem::take(&mut self.queued));
@@ -108,6 +121,15 @@ impl Parse for ClaudeSession {
             *self = ClaudeSession { session, queued, ..ClaudeSession::default() };
         }
         let kind = env.kind.as_ref();
+        if place == Place::Stray {
+            // A prompt queued in a session that never began is that session, cut.
+            if kind == QUEUED {
+                self.queue(&env, engine);
+            } else {
+                self.session.stray();
+            }
+            return Ok(());
+        }
         let record = |text: Option<&str>| Record {
             line: engine.line(),
             text: text.map(str::to_owned),
@@ -125,12 +147,8 @@ impl Parse for ClaudeSession {
             return Ok(());
         }
         if LINKS.contains(&kind) || BOOKKEEPING.contains(&kind) {
-            if kind == QUEUED
-                && env.operation.as_deref() == Some("enqueue")
-                && !env.session_id.as_deref().is_some_and(|id| engine.knows_session(id))
-                && self.queued.last().is_none_or(|(session, _)| *session != env.session_id)
-            {
-                self.queued.push((env.session_id.clone(), env.timestamp.clone()));
+            if kind == QUEUED {
+                self.queue(&env, engine);
             }
             if env.uuid.is_some() {
                 let record = record(None);
@@ -147,6 +165,7 @@ impl Parse for ClaudeSession {
 
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
+        self.session.finish(engine);
         let mut began = self.reader.started || self.reader.waiting.is_some();
         self.reader.finish(engine);
         for (session, at) in std::mem::take(&mut self.queued) {

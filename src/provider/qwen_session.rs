@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::claude::{is_permission_denial, Claude, Entry, QWEN};
-use super::transcript::{spawner, Chain, Notification, Opening, Reader, Reading, Record, Turn};
+use super::transcript::{spawner, Chain, Notification, Opening, Place, Reader, Reading, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, UsageScope};
 use crate::event::{Role, SessionStarted, Usage};
@@ -58,10 +58,16 @@ pub struct QwenSession {
 impl Parse for QwenSession {
     fn line(&mut self, line: &str, engine: &mut Engine) -> Result<(), LineError> {
         let env: Envelope = serde_json::from_str(line).map_err(LineError::from_json)?;
-        if self.session.switches_to(env.session_id.as_deref(), env.uuid.is_some() && env.parent.is_none()) {
+        let root = env.uuid.is_some() && env.parent.is_none();
+        let place = self.session.place(env.session_id.as_deref(), root, env.uuid.is_some());
+        if place == Place::Switch {
             self.finish(engine);
             let session = std::mem::take(&mut self.session);
             *self = QwenSession { session, ..QwenSession::default() };
+        }
+        if place == Place::Stray {
+            self.session.stray();
+            return Ok(());
         }
         let says = matches!(env.kind.as_str(), "user" | "assistant" | "tool_result") || env.denial().is_some();
         let record = Record {
@@ -84,6 +90,7 @@ impl Parse for QwenSession {
 
     fn finish(&mut self, engine: &mut Engine) {
         self.chain.finish(&mut self.reader, engine);
+        self.session.finish(engine);
         let reader = &mut self.reader;
         if let Some(opening) = reader.waiting.take() {
             opening.open(engine, None, &mut reader.turn);

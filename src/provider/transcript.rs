@@ -203,30 +203,64 @@ impl Chain {
 
 /// The session a transcript reader is reading. One input can hold several sessions'
 /// transcripts (`cat` of a projects folder): a record of another session that starts a
-/// conversation (a record without a parent: its first prompt) ends the one being read, as
-/// the end of its file would, and the reader starts over; a session met again later goes
-/// on, as a resumed one does. Any other record of another session (bookkeeping, a record
-/// written into the wrong file) is read where it is, so it cannot cut the open turn.
+/// conversation (a record without a parent: its first prompt), or that goes on with a
+/// session read before, ends the one being read, as the end of its file would, and the
+/// reader starts over (a session met again goes on, as a resumed one does). Any other
+/// record of another session (bookkeeping, a record written into the wrong file) strays:
+/// it is not read, so it can neither cut the open turn nor decide which branch is kept,
+/// and a warning counts it.
 #[derive(Debug, Default)]
-pub(super) struct Reading(Option<String>);
+pub(super) struct Reading {
+    current: Option<String>,
+    /// The sessions read so far (the current one too).
+    read: std::collections::HashSet<String>,
+    /// Records that strayed since the last warning.
+    strays: u64,
+}
+
+/// Where a record belongs, for [`Reading::place`].
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Place {
+    /// To the session being read.
+    Here,
+    /// To another session, which the reader starts reading.
+    Switch,
+    /// To another session, not in the input: not read.
+    Stray,
+}
 
 impl Reading {
-    /// True when a record of session `id` that is the `root` of a conversation, or not, is
-    /// of another session than the one being read, which it then becomes. A record that
-    /// names none is of the one being read.
-    pub fn switches_to(&mut self, id: Option<&str>, root: bool) -> bool {
-        let Some(id) = id else { return false };
+    /// Where a record of session `id` belongs: it is the `root` of a conversation or not,
+    /// and `chained` (it has a uuid) or not. A record that names no session is of the one
+    /// being read.
+    pub fn place(&mut self, id: Option<&str>, root: bool, chained: bool) -> Place {
+        let Some(id) = id else { return Place::Here };
         // Ids that name one session in events name one here: control bytes go, and every
         // blank id is the same one.
         let id = crate::scrub::without_controls(id);
         let id = if id.trim().is_empty() { "" } else { id.as_ref() };
-        match &self.0 {
-            Some(current) if current == id || !root => false,
+        match &self.current {
+            Some(current) if current == id => Place::Here,
+            Some(_) if !(root || chained && self.read.contains(id)) => Place::Stray,
             current => {
-                let switched = current.is_some();
-                self.0 = Some(id.to_owned());
-                switched
+                let place = if current.is_some() { Place::Switch } else { Place::Here };
+                self.current = Some(id.to_owned());
+                self.read.insert(id.to_owned());
+                place
             }
+        }
+    }
+
+    /// Counts a record that strayed and is not shown.
+    pub fn stray(&mut self) {
+        self.strays += 1;
+    }
+
+    /// Says how many records strayed since it was last said.
+    pub fn finish(&mut self, engine: &mut Engine) {
+        match std::mem::take(&mut self.strays) {
+            0 => {}
+            n => engine.warning(format!("{n} record(s) of another session, not in the input, are not shown"), None),
         }
     }
 }
