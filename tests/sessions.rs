@@ -880,6 +880,17 @@ fn concatenated_transcripts_are_read_as_their_files() {
     let piped = crate::support::run("normalize", &[], &cat);
     assert_eq!(sessions(&piped), sessions(&files));
     assert_eq!(sessions(&piped).iter().map(|(_, _, turns)| turns.clone()).collect::<Vec<_>>(), [1, 1]);
+    // A resumed session's second invocation after another transcript: its running cost
+    // (`cost-state`) counts from where the first left it, not again from nothing.
+    let resume = fixture("sessions/claude-code-2.1.332/resume/home/.claude/projects/-tmp-sess-w-claude-VHfA/ad9931fc-bcc6-4a94-af69-7f5eba310793.jsonl");
+    let resume = std::fs::read_to_string(resume).unwrap();
+    let cut = resume.match_indices('\n').nth(31).unwrap().0 + 1;
+    let between = std::fs::read_to_string(&parts[1]).unwrap();
+    let alone = json_lines(&crate::support::run("normalize", &[], resume.as_bytes())).pop().unwrap();
+    let split = [&resume[..cut], &between, &resume[cut..]].concat();
+    let summary = json_lines(&crate::support::run("normalize", &[], split.as_bytes())).pop().unwrap();
+    let resumed = summary["payload"]["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == "ad9931fc-bcc6-4a94-af69-7f5eba310793").unwrap();
+    assert_eq!((&resumed["usage"], &resumed["turns"]), (&alone["payload"]["usage"], &alone["payload"]["turns"]), "{summary}");
 }
 
 /// A record of another session inside a transcript (bookkeeping, or a record Claude Code

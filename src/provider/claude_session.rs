@@ -16,6 +16,7 @@
 //! their own); read alone, it is a session of its own.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -118,7 +119,11 @@ impl Parse for ClaudeSession {
             // queued just before its first record.
             let (session, queued) = (std::mem::take(&mut self.session), std::mem::take(&mut self.queued));
             self.finish(engine);
-            *self = ClaudeSession { session, queued, ..ClaudeSession::default() };
+            // What is counted across sessions stays counted: running costs, and messages
+            // whose usage was (a switch can fall between a message's lines).
+            let (costs, counted) = (std::mem::take(&mut self.reader.costs), std::mem::replace(&mut self.reader.counted, Recent::new(0)));
+            let reader = ClaudeReader { costs, counted, ..ClaudeReader::default() };
+            *self = ClaudeSession { session, queued, reader, ..ClaudeSession::default() };
         }
         let kind = env.kind.as_ref();
         if place == Place::Stray {
@@ -199,8 +204,9 @@ struct ClaudeReader {
     counted: Recent,
     /// For a subagent's transcript: the call that spawned it, once asked.
     spawner: Option<Option<String>>,
-    /// The session's cost so far, as the last `cost-state` gave it.
-    cost: f64,
+    /// Each session's cost so far, as its last `cost-state` gave it (a running total
+    /// across its invocations, so it outlives a switch to another session and back).
+    costs: HashMap<String, f64>,
 }
 
 impl Default for ClaudeReader {
@@ -214,7 +220,7 @@ impl Default for ClaudeReader {
             boundary: false,
             counted: Recent::new(64),
             spawner: None,
-            cost: 0.0,
+            costs: HashMap::new(),
         }
     }
 }
@@ -324,8 +330,9 @@ impl ClaudeReader {
     /// start, across its invocations): the cost added since the last, and the duration.
     fn cost(&mut self, env: &Envelope<'_>, engine: &mut Engine) {
         if let Some(total) = env.total_cost_usd {
-            let new = (total - self.cost).max(0.0);
-            self.cost = total;
+            let last = self.costs.entry(env.session_id.clone().unwrap_or_default()).or_insert(0.0);
+            let new = (total - *last).max(0.0);
+            *last = total;
             engine.usage(Usage { cost_usd: Some(new), ..Usage::default() }, UsageScope::Increment);
         }
         if let Some(ms) = env.total_duration {

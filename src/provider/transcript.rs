@@ -260,7 +260,13 @@ impl Reading {
     pub fn finish(&mut self, engine: &mut Engine) {
         match std::mem::take(&mut self.strays) {
             0 => {}
-            n => engine.warning(format!("{n} record(s) of another session, not in the input, are not shown"), None),
+            n => engine.warning(
+                format!(
+                    "{n} record(s) of another session are not shown: its transcript does not begin in this input \
+                     (records written into another session's file, or a transcript cut before its first prompt)"
+                ),
+                None,
+            ),
         }
     }
 }
