@@ -889,8 +889,17 @@ fn concatenated_transcripts_are_read_as_their_files() {
     let alone = json_lines(&crate::support::run("normalize", &[], resume.as_bytes())).pop().unwrap();
     let split = [&resume[..cut], &between, &resume[cut..]].concat();
     let summary = json_lines(&crate::support::run("normalize", &[], split.as_bytes())).pop().unwrap();
-    let resumed = summary["payload"]["sessions"].as_array().unwrap().iter().find(|s| s["sessionId"] == "ad9931fc-bcc6-4a94-af69-7f5eba310793").unwrap();
-    assert_eq!((&resumed["usage"], &resumed["turns"]), (&alone["payload"]["usage"], &alone["payload"]["turns"]), "{summary}");
+    let resumed = summary["payload"]["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["sessionId"] == "ad9931fc-bcc6-4a94-af69-7f5eba310793")
+        .unwrap();
+    assert_eq!(
+        (&resumed["usage"], &resumed["turns"]),
+        (&alone["payload"]["usage"], &alone["payload"]["turns"]),
+        "{summary}"
+    );
 }
 
 /// A record of another session inside a transcript (bookkeeping, or a record Claude Code
