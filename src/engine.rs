@@ -309,24 +309,24 @@ impl Engine {
 
     /// The index of session `id`, if it has started.
     fn known(&self, id: &str) -> Option<usize> {
-        let id = clean_id(id);
-        match is_blank_id(&id) {
-            true => self.find_session(self.blank.as_deref()?),
-            false => self.find_session(&id),
+        match session_key(id) {
+            key if key.is_empty() => self.find_session(self.blank.as_deref()?),
+            key => self.find_session(&key),
         }
     }
 
     /// The name of the session a line calls `id`, for a session that starts or goes on:
-    /// the id cleaned of control bytes, or, for an id blank once cleaned, the blank id's.
+    /// its [`session_key`], or, for the blank id, the name given to it.
     fn name<'a>(&mut self, id: &'a str) -> Cow<'a, str> {
-        let id = clean_id(id);
-        if !is_blank_id(&id) {
-            return id;
+        let key = session_key(id);
+        if !key.is_empty() {
+            return key;
         }
-        if self.blank.is_none() {
-            self.blank = Some(self.anonymous_id());
-        }
-        Cow::Owned(self.blank.clone().unwrap_or_default())
+        let name = match &self.blank {
+            Some(name) => name.clone(),
+            None => self.blank.insert(self.anonymous_id()).clone(),
+        };
+        Cow::Owned(name)
     }
 
     /// Makes session `i` the current one.
@@ -706,7 +706,11 @@ fn clean_id(id: &str) -> Cow<'_, str> {
     crate::scrub::without_controls(id)
 }
 
-/// An id of white space only (once cleaned) names no session by itself.
-fn is_blank_id(id: &str) -> bool {
-    id.trim().is_empty()
+/// Session id `id` as events name that session: without control bytes, and every id of
+/// white space only the one blank id, `""` (which events name as an id-less session is).
+pub(crate) fn session_key(id: &str) -> Cow<'_, str> {
+    match clean_id(id) {
+        id if id.trim().is_empty() => Cow::Borrowed(""),
+        id => id,
+    }
 }

@@ -235,10 +235,9 @@ impl Reading {
     /// being read.
     pub fn place(&mut self, id: Option<&str>, root: bool, chained: bool) -> Place {
         let Some(id) = id else { return Place::Here };
-        // Ids that name one session in events name one here: control bytes go, and every
-        // blank id is the same one.
-        let id = crate::scrub::without_controls(id);
-        let id = if id.trim().is_empty() { "" } else { id.as_ref() };
+        // Ids that name one session in events name one here.
+        let id = crate::engine::session_key(id);
+        let id = id.as_ref();
         match &self.current {
             Some(current) if current == id => Place::Here,
             Some(_) if !(root || chained && self.read.contains(id)) => Place::Stray,

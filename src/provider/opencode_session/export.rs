@@ -42,7 +42,7 @@ pub(in crate::provider) fn decode(path: &Path, head: &[u8]) -> Option<io::Result
     if !looks_like_one(head) {
         return None;
     }
-    Some(read(path).map(|(lines, sessions)| Decoded { lines: Box::new(io::Cursor::new(lines)), sessions }))
+    Some(read(path))
 }
 
 /// Every file a directory walk finds is asked, so the bytes are looked at as they are.
@@ -54,13 +54,12 @@ fn looks_like_one(head: &[u8]) -> bool {
 /// The lines of the export `text` (a pipe's: `opencode export … | normalize`), when it is one.
 pub(in crate::provider) fn decode_text(text: &[u8]) -> Option<Decoded> {
     let text = std::str::from_utf8(text).ok().filter(|t| looks_like_one(t.as_bytes()))?;
-    let (lines, sessions) = document(text);
-    Some(Decoded { lines: Box::new(io::Cursor::new(lines)), sessions })
+    Some(document(text))
 }
 
 /// The export at `path`, in UTF-8 or UTF-16 (as `opencode export > file` writes in Windows
 /// PowerShell), up to [`LIMIT`] bytes of UTF-8.
-fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
+fn read(path: &Path) -> io::Result<Decoded> {
     let mut bytes = Vec::new();
     crate::io::open_decoded(path)?.take(LIMIT + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > LIMIT {
@@ -72,14 +71,14 @@ fn read(path: &Path) -> io::Result<(Vec<u8>, Vec<Place>)> {
 }
 
 /// The lines of the exports in `text`, and the sessions they hold.
-fn document(text: &str) -> (Vec<u8>, Vec<Place>) {
+fn document(text: &str) -> Decoded {
     let mut sessions = Vec::new();
     let lines = lines(text, |info| {
         if let Ok(ids) = serde_json::from_str::<Ids>(info.get()) {
             sessions.push(Place { id: ids.id, parent: ids.parent });
         }
     });
-    (lines, sessions)
+    Decoded { lines: Box::new(io::Cursor::new(lines)), sessions }
 }
 
 /// What a session's `info` says of its place.
