@@ -43,9 +43,13 @@ impl Finish {
         Finish { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None) }
     }
 
-    /// Scrubs and bounds `event`.
+    /// Scrubs and bounds `event`. Every event of the output comes through here, so a
+    /// session's start says which scrubbing they all had.
     fn event(&mut self, event: &mut Event) {
         self.scrub.scrub_event(event);
+        if let Body::SessionStarted(started) = &mut event.body {
+            started.scrubbed_by = Some(crate::scrub::REVISION.to_owned());
+        }
         self.truncate.truncate_event(event);
     }
 

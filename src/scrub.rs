@@ -24,6 +24,7 @@ pub mod rules;
 pub mod stream;
 pub mod text;
 pub mod view;
+pub mod vouch;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -35,6 +36,13 @@ use json::Place;
 /// Text without its terminal control sequences and bytes: what other layers (the engine's
 /// ids) use of this stage, so that they depend on its face and not on its modules.
 pub use control::clean as without_controls;
+
+/// What this build's scrubbing is: `normalize` stamps it on every session it writes
+/// (`session.started`'s `scrubbedBy`), and `project` does not scrub again the events of a
+/// session stamped with its own. A new revision whenever scrubbing would find more (a
+/// rule, a check, a decoding), so that events an older build scrubbed are scrubbed again;
+/// a test holds the rule table to the revision.
+pub const REVISION: &str = "minicode-output/scrub-1";
 
 /// Scrubs events and text, counting what it redacted.
 #[derive(Debug, Default)]
@@ -291,6 +299,26 @@ mod tests {
 
     const SECRET: &str = "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";
     const OTHER: &str = "ghp_Synth3t1cT0kenF0rD0csN0tR3al005KMHj1";
+
+    #[test]
+    fn the_revision_changes_with_the_rule_table() {
+        // What each rule finds and how it is confirmed, without the formats' prose.
+        let mut table = String::new();
+        for r in rules::RULES {
+            let anchor = match r.anchor {
+                rules::Anchor::Literal(l) => format!("literal {l:?}"),
+                rules::Anchor::Word(w) => format!("word {w:?}"),
+                rules::Anchor::Scan(_) => "scan".to_owned(),
+            };
+            table += &format!("{} {} {anchor} {:?} {}\n", r.id, r.kind, r.check, r.pattern);
+        }
+        let digest = format!("{:016x}", xxhash_rust::xxh3::xxh3_64(table.as_bytes()));
+        assert_eq!(
+            (REVISION, digest.as_str()),
+            ("minicode-output/scrub-1", "390f4483bb0187ed"),
+            "the rule table changed: give scrub::REVISION a new number, and this test the new digest"
+        );
+    }
 
     #[test]
     fn an_id_with_a_secret_stays_one_id() {

@@ -100,7 +100,10 @@ fn large_output_is_bounded_and_marked() {
 #[test]
 fn the_prompt_opens_the_turn_and_stats_are_the_usage() {
     let events = capture("text");
-    assert_eq!(only(&events, "session.started")["payload"], json!({"provider": "gemini-cli", "model": "auto"}));
+    assert_eq!(
+        only(&events, "session.started")["payload"],
+        json!({"provider": "gemini-cli", "model": "auto", "scrubbedBy": minicode_output::scrub::REVISION})
+    );
     assert_eq!(
         only(&events, "turn.started")["payload"]["prompt"],
         "SCENARIO_TEXT WORKDIR=/home/dev/w/gm-text please do the task."

@@ -426,3 +426,93 @@ fn provider_output_is_normalized_first() {
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
 }
+
+/// `s9`'s start as `normalize` writes it, stamped with the scrubbing of `revision`.
+fn s9_started(revision: &str) -> String {
+    format!(
+        r#"{{"schema":"minicode.output.v1","eventId":"s9:0:1","type":"session.started","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s9","turnId":0,"source":"agent","severity":"info","visibility":["verbose","debug","machine"],"rawRef":{{"line":1}},"payload":{{"provider":"p","scrubbedBy":"{revision}"}}}}"#
+    )
+}
+
+/// `project` scrubs what it shows, except the events of a session that `normalize` says
+/// this build's scrubbing scrubbed (they are shown as they are, here with a token in them
+/// to tell), whether they are read in batches or one by one.
+#[test]
+fn only_this_builds_stamp_spares_a_session_a_second_scrub() {
+    let this = minicode_output::scrub::REVISION;
+    let secret = "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";
+    let other_session = UNSCRUBBED.replace(r#""sessionId":"s9""#, r#""sessionId":"s8""#);
+    let cases: [(&str, String, bool); 5] = [
+        ("stamped", format!("{}\n{UNSCRUBBED}\n", s9_started(this)), true),
+        ("another revision", format!("{}\n{UNSCRUBBED}\n", s9_started("minicode-output/scrub-0")), false),
+        ("before its start", format!("{UNSCRUBBED}\n{}\n", s9_started(this)), false),
+        ("another session than its id says", format!("{}\n{other_session}\n", s9_started(this)), false),
+        (
+            "no stamp",
+            format!("{}\n{UNSCRUBBED}\n", s9_started(this).replace(&format!(r#","scrubbedBy":"{this}""#), "")),
+            false,
+        ),
+    ];
+    // Past a batch, the lines are read on the reading threads.
+    let batches = case_input("kitchen-sink").repeat(300 * 1024 / case_input("kitchen-sink").len() + 1);
+    for (name, input, shown) in cases {
+        for (args, input) in [
+            (&["--mode", "verbose"][..], input.clone().into_bytes()),
+            (&["--mode", "atif"][..], [batches.clone(), input.clone().into_bytes()].concat()),
+            (&["--mode", "otlp", "--with-content"][..], input.clone().into_bytes()),
+        ] {
+            let out = String::from_utf8(project(args, &input)).unwrap();
+            assert_eq!(out.contains(secret), shown, "{name}, {args:?}");
+            assert_eq!(out.contains("[REDACTED:github-token]"), !shown, "{name}, {args:?}");
+        }
+    }
+}
+
+/// What the stamp spares would not change: every capture in the fixtures, normalized,
+/// shows the same in every mode with its stamps as without them (scrubbed once more).
+#[test]
+fn a_second_scrub_of_what_normalize_wrote_changes_nothing() {
+    let mut files = Vec::new();
+    for dir in
+        ["claude", "codex", "acp", "gemini", "opencode", "copilot", "cline", "droid", "qwen", "amp", "cursor", "kilo"]
+    {
+        let dir = fixture(dir);
+        files.extend(files_under(&dir, &[".input.jsonl"]).into_iter().map(|f| dir.join(f).display().to_string()));
+    }
+    files.push(fixture("scrub/labels.input.jsonl").display().to_string());
+    // And a Claude run that says every secret of the corpus, as text and as tool output.
+    let mut run = String::from(r#"{"type":"system","subtype":"init","session_id":"corpus"}"#) + "\n";
+    for (i, line) in String::from_utf8(read("scrub/secrets.jsonl")).unwrap().lines().enumerate() {
+        let text = &json_lines(line.as_bytes())[0]["text"];
+        let message = |role: &str, content: serde_json::Value| serde_json::json!({"type": role, "session_id": "corpus", "message": {"id": format!("m{i}"), "role": role, "content": [content]}});
+        for line in [
+            message("assistant", serde_json::json!({"type": "text", "text": text})),
+            message(
+                "assistant",
+                serde_json::json!({"type": "tool_use", "id": format!("t{i}"), "name": "Bash", "input": {"command": "cat"}}),
+            ),
+            message(
+                "user",
+                serde_json::json!({"type": "tool_result", "tool_use_id": format!("t{i}"), "content": text}),
+            ),
+        ] {
+            run += &format!("{line}\n");
+        }
+    }
+    files.push("-".into());
+    let out = bin("normalize").args(&files).write_stdin(run).output().expect("runs");
+    let stamped = out.stdout;
+    let stamp = format!(r#","scrubbedBy":"{}""#, minicode_output::scrub::REVISION);
+    let text = String::from_utf8(stamped.clone()).unwrap();
+    let starts = text.matches(r#""type":"session.started""#).count();
+    assert!(starts > 100 && text.matches(&stamp).count() == starts, "every session is stamped");
+    let unstamped = text.replace(&stamp, "").into_bytes();
+    assert!(text.matches("[REDACTED:").count() > 1000, "the corpus's secrets are in it");
+    for mode in ["normal", "verbose", "atif", "otlp", "sse", "stream-json"] {
+        let args = ["--mode", mode];
+        let run = |input: &[u8]| bin("project").args(args).write_stdin(input.to_vec()).output().expect("runs");
+        let (a, b) = (run(&stamped), run(&unstamped));
+        assert_eq!(a.status.code(), b.status.code(), "{mode}");
+        assert!(a.stdout == b.stdout, "{mode}: a second scrub changed the output");
+    }
+}

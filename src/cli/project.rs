@@ -18,6 +18,7 @@ use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::Event;
 use crate::io::{each_line, is_blank, EventLine, Line, LineWriter, Reading, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::projection::{AgUiFormat, Mode, Options, Projection};
+use crate::scrub::vouch::{self, Vouched};
 use crate::scrub::Scrubber;
 
 /// Render canonical minicode.output.v1 events for people or for machines.
@@ -37,6 +38,12 @@ use crate::scrub::Scrubber;
 /// file whose first JSON line is not a canonical event is read as `normalize` would read it: `claude -p … --output-format
 /// stream-json --verbose | project --mode verbose` shows what `… | normalize | project`
 /// shows. --strict reads canonical events only.
+///
+/// Every mode but `jsonl` removes terminal control bytes from what it shows and scrubs it of
+/// secrets, except the events of a session whose `session.started` says this build's scrub
+/// stage scrubbed them (`scrubbedBy`, which `normalize` writes): scrubbing them again would
+/// change nothing. For canonical events from elsewhere, `scrub` before `project` also finds
+/// secrets split across a stream's events.
 #[derive(Debug, Parser)]
 #[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -121,7 +128,8 @@ impl Command for Args {
         };
         let projection = self.mode.projection(options);
         // `jsonl` passes every event's line on unchanged; every other mode shows content, so
-        // it is scrubbed once more here in case the input skipped `normalize`/`scrub`.
+        // it is scrubbed once more here in case the input skipped `normalize`, unless
+        // `normalize` says that this build's scrubbing did it ([`Vouched`]).
         let scrub = self.mode != Mode::Jsonl;
         let how = Reading { clean: scrub, tool_output: projection.shows_tool_output() };
         let diag = Diagnostics::new(Self::NAME);
@@ -129,6 +137,7 @@ impl Command for Args {
             projection,
             scrubber: Scrubber::new(),
             scrub,
+            vouched: Vouched::default(),
             how,
             pending: Pending::default(),
             batching: Readers::wanted(how),
@@ -165,6 +174,8 @@ struct Shower<'a, W: Write> {
     projection: Box<dyn Projection>,
     scrubber: Scrubber,
     scrub: bool,
+    /// The sessions `normalize` scrubbed as this build would.
+    vouched: Vouched,
     how: Reading,
     pending: Pending,
     /// Lines are gathered into batches for [`Readers`] (see [`Readers::wanted`]); without
@@ -191,8 +202,9 @@ struct Pending {
 }
 
 enum Entry {
-    /// A line of `text`, with its number.
-    Line(u64, Range<usize>),
+    /// A line of `text`, with its number, and whether its event is vouched for as scrubbed
+    /// ([`Vouched::line`]).
+    Line(u64, Range<usize>, bool),
     /// An input that could not be read, said in its place among the lines.
     Unreadable(Unreadable),
 }
@@ -212,10 +224,11 @@ impl Pending {
 
     /// Reads every entry, scrubbing the events when `scrub`.
     fn read(&self, how: Reading, scrub: bool, scrubber: &mut Scrubber) -> Vec<Read> {
-        let mut read = |range: &Range<usize>| match how.event_line(Line::Text(Cow::Borrowed(&self.text[range.clone()])))
+        let mut read = |range: &Range<usize>, vouched: bool| match how
+            .event_line(Line::Text(Cow::Borrowed(&self.text[range.clone()])))
         {
             Some(EventLine::Event { mut event, .. }) => {
-                if scrub {
+                if scrub && !(vouched && vouch::agrees(&event)) {
                     scrubber.scrub_event(&mut event);
                 }
                 Ok(event)
@@ -223,7 +236,7 @@ impl Pending {
             Some(EventLine::Bad { error, .. }) => Err(error),
             None => Err("a blank line".into()),
         };
-        self.entries.iter().map(|e| if let Entry::Line(_, r) = e { Some(read(r)) } else { None }).collect()
+        self.entries.iter().map(|e| if let Entry::Line(_, r, v) = e { Some(read(r, *v)) } else { None }).collect()
     }
 }
 
@@ -298,7 +311,8 @@ impl Readers {
 
 impl<W: Write> Shower<'_, W> {
     /// Renders one canonical event, read from `text`; `scrubbed` when it needs no scrubbing
-    /// here (this process's own normalizing stages scrubbed it, or a reader did).
+    /// here (this process's own normalizing stages scrubbed it, or a reader did, or it is
+    /// vouched for).
     fn show(&mut self, event: &mut Event, text: &str, scrubbed: bool) -> anyhow::Result<()> {
         if self.scrub && !scrubbed {
             self.scrubber.scrub_event(event);
@@ -317,13 +331,23 @@ impl<W: Write> Shower<'_, W> {
         self.diag.say(&format!("{}: not a canonical event: {error}", self.diag.line(n)));
     }
 
+    /// Whether the event of the next line, `line`, is vouched for as scrubbed.
+    fn vouched(&mut self, line: &str) -> bool {
+        let how = self.how;
+        self.scrub
+            && self.vouched.line(line, |line| match how.event_line(Line::Text(Cow::Borrowed(line))) {
+                Some(EventLine::Event { event, .. }) => Some(event),
+                _ => None,
+            })
+    }
+
     /// Shows a batch that has been read, leaving it empty.
     fn show_batch(&mut self, batch: &mut Pending, reads: Vec<Read>) -> anyhow::Result<()> {
         let Pending { text, entries } = batch;
         for (entry, read) in entries.drain(..).zip(reads) {
             match (entry, read) {
-                (Entry::Line(_, range), Some(Ok(mut event))) => self.show(&mut event, &text[range], true)?,
-                (Entry::Line(n, _), Some(Err(error))) => self.bad_line(n, &error),
+                (Entry::Line(_, range, _), Some(Ok(mut event))) => self.show(&mut event, &text[range], true)?,
+                (Entry::Line(n, _, _), Some(Err(error))) => self.bad_line(n, &error),
                 (Entry::Unreadable(u), _) => self.diag.unreadable(u),
                 (Entry::Line(..), None) => unreachable!("every line is read"),
             }
@@ -375,9 +399,10 @@ impl<W: Write> Canonical for Shower<'_, W> {
         match line {
             Line::Text(t) if is_blank(&t) => Ok(()),
             Line::Text(t) if self.batching && t.len() <= Pending::LARGEST => {
+                let vouched = self.vouched(&t);
                 let at = self.pending.text.len();
                 self.pending.text.push_str(&t);
-                self.pending.entries.push(Entry::Line(n, at..self.pending.text.len()));
+                self.pending.entries.push(Entry::Line(n, at..self.pending.text.len(), vouched));
                 match self.pending.text.len() >= Pending::FULL {
                     true => self.hand_over(),
                     false => Ok(()),
@@ -387,8 +412,15 @@ impl<W: Write> Canonical for Shower<'_, W> {
             // limit: read here, not copied.
             line => {
                 self.settle()?;
+                let vouched = match &line {
+                    Line::Text(t) => self.vouched(t),
+                    Line::Oversized { .. } => false,
+                };
                 match self.how.event_line(line) {
-                    Some(EventLine::Event { mut event, text }) => self.show(&mut event, &text, false),
+                    Some(EventLine::Event { mut event, text }) => {
+                        let scrubbed = vouched && vouch::agrees(&event);
+                        self.show(&mut event, &text, scrubbed)
+                    }
                     Some(EventLine::Bad { error, .. }) => {
                         self.bad_line(n, &error);
                         Ok(())

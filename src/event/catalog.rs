@@ -86,6 +86,11 @@ pub struct SessionStarted {
     /// Tools the agent offers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
+    /// The revision of the scrub stage that scrubbed every event of the session, as the
+    /// stage that did it (`normalize`) says; a reader with the same revision need not scrub
+    /// them again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scrubbed_by: Option<String>,
 }
 
 impl Texts for SessionStarted {
@@ -98,6 +103,7 @@ impl Texts for SessionStarted {
     fn labels(&mut self, r: &mut dyn Relabel) {
         r.label(Label::Name, &mut self.provider);
         opt_label(r, Label::Name, &mut self.provider_version);
+        opt_label(r, Label::Name, &mut self.scrubbed_by);
         self.tools.iter_mut().flatten().for_each(|t| r.label(Label::Name, t));
     }
 }

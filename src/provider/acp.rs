@@ -159,6 +159,7 @@ impl Acp {
             cwd,
             git_branch: None,
             tools: None,
+            ..Default::default()
         }
     }
 

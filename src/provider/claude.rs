@@ -208,6 +208,7 @@ impl Claude {
                     cwd: sys.cwd,
                     git_branch: None,
                     tools: sys.tools,
+                    ..Default::default()
                 };
                 engine.session_started(sys.session_id.as_deref(), info);
                 // An init during a turn is the process waking for background work: the turn

@@ -464,6 +464,7 @@ impl<'a> Envelope<'a> {
             cwd: self.cwd.clone(),
             git_branch: self.git_branch.clone(),
             tools: None,
+            ..Default::default()
         }
     }
 

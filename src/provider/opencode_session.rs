@@ -254,6 +254,7 @@ impl Sessions {
             cwd: info.directory,
             git_branch: None,
             tools: None,
+            ..Default::default()
         };
         start_session(engine, Some(&info.id), started);
     }

@@ -286,6 +286,7 @@ impl Envelope {
             cwd: self.cwd.clone(),
             git_branch: self.git_branch.clone(),
             tools: None,
+            ..Default::default()
         }
     }
 }

@@ -1,0 +1,153 @@
+//! Which canonical events a reader need not scrub again: those of a session whose
+//! `session.started` says that this build's scrubbing ([`REVISION`]) scrubbed them, as
+//! `normalize` stamps every session it writes. Scrubbing is idempotent, so scrubbing such
+//! an event again would change nothing, at most of a projection's cost. Every other event
+//! is scrubbed as before: another writer's, an older build's (whose rules found less), and
+//! any whose session's start is not among the recent ones before it.
+//!
+//! The lines are told apart in input order, by the event id at the start of the line, as
+//! `normalize` writes it, before they are parsed (on other threads); the parsed event then
+//! has to agree ([`agrees`]), so a line written otherwise is scrubbed.
+
+use std::collections::{HashSet, VecDeque};
+
+use super::REVISION;
+use crate::event::{Body, Event};
+
+/// How many sessions are remembered: a session's events follow its start closely in what
+/// `normalize` writes, and an event of one forgotten is only scrubbed again.
+const RECENT: usize = 4096;
+
+/// The start of a canonical line as `normalize` writes it, up to its event id.
+const START: &str = r#"{"schema":"minicode.output.v1","eventId":""#;
+
+/// What follows the event id of a session's start, as `normalize` writes it.
+const STARTED: &str = r#"","type":"session.started""#;
+
+/// The recent sessions stamped with this build's revision, in the order their starts came.
+#[derive(Debug, Default)]
+pub struct Vouched {
+    sessions: HashSet<String>,
+    order: VecDeque<String>,
+}
+
+impl Vouched {
+    /// Whether the event of `line`, the next line of the input, needs no scrubbing, if its
+    /// parsed event [`agrees`]. A session's start is read with `read` (once it looks like
+    /// one) to learn whether it is stamped.
+    pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> bool {
+        let Some(rest) = line.strip_prefix(START) else { return false };
+        let Some(end) = memchr::memchr2(b'"', b'\\', rest.as_bytes()) else { return false };
+        if rest.as_bytes()[end] != b'"' {
+            return false;
+        }
+        let Some(session) = session_of(&rest[..end]) else { return false };
+        if rest[end..].starts_with(STARTED) && !self.sessions.contains(session) {
+            let stamped = read(line).is_some_and(|e| {
+                e.session_id == session
+                    && matches!(&e.body, Body::SessionStarted(s) if s.scrubbed_by.as_deref() == Some(REVISION))
+            });
+            if stamped {
+                self.remember(session);
+            }
+        }
+        self.sessions.contains(session)
+    }
+
+    fn remember(&mut self, session: &str) {
+        if self.order.len() == RECENT {
+            if let Some(old) = self.order.pop_front() {
+                self.sessions.remove(&old);
+            }
+        }
+        self.sessions.insert(session.to_owned());
+        self.order.push_back(session.to_owned());
+    }
+}
+
+/// The session part of an event id, `{sessionId}:{turnId}:{seq}`.
+fn session_of(event_id: &str) -> Option<&str> {
+    let (rest, _seq) = event_id.rsplit_once(':')?;
+    let (session, _turn) = rest.rsplit_once(':')?;
+    Some(session)
+}
+
+/// True when the parsed `event` is of the session its id names, which [`Vouched::line`]
+/// read from the line unparsed.
+pub fn agrees(event: &Event) -> bool {
+    session_of(&event.event_id) == Some(event.session_id.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(event_id: &str, session: &str, kind: &str, payload: &str) -> String {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"{event_id}","type":"{kind}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"{session}","turnId":0,"source":"agent","severity":"info","visibility":["machine"],"payload":{payload}}}"#
+        )
+    }
+
+    fn read(line: &str) -> Option<Event> {
+        Event::from_json(line, true).ok()
+    }
+
+    fn stamped(session: &str, revision: &str) -> String {
+        line(
+            &format!("{session}:0:1"),
+            session,
+            "session.started",
+            &format!(r#"{{"provider":"p","scrubbedBy":"{revision}"}}"#),
+        )
+    }
+
+    #[test]
+    fn a_session_stamped_with_this_revision_is_vouched_for_from_its_start() {
+        let mut v = Vouched::default();
+        let text = line("a:1:3", "a", "text", r#"{"delta":"hi","role":"assistant"}"#);
+        assert!(!v.line(&text, read), "before its start");
+        assert!(v.line(&stamped("a", REVISION), read));
+        assert!(v.line(&text, read));
+        assert!(agrees(&read(&text).unwrap()));
+        assert!(!v.line(&line("b:1:3", "b", "text", r#"{"delta":"hi","role":"assistant"}"#), read));
+    }
+
+    #[test]
+    fn another_revision_or_none_is_scrubbed() {
+        let mut v = Vouched::default();
+        let text = line("a:1:3", "a", "text", r#"{"delta":"hi","role":"assistant"}"#);
+        assert!(!v.line(&stamped("a", "minicode-output/scrub-0"), read));
+        assert!(!v.line(&line("a:0:1", "a", "session.started", r#"{"provider":"p"}"#), read));
+        assert!(!v.line(&text, read));
+    }
+
+    #[test]
+    fn a_line_written_otherwise_is_not_vouched_for() {
+        let mut v = Vouched::default();
+        v.line(&stamped("a", REVISION), read);
+        // Another key order, an escape in the id, a session that is not the id's.
+        let reordered = r#"{"eventId":"a:1:3","schema":"minicode.output.v1","type":"text","sessionId":"a","turnId":1,"payload":{"delta":"x","role":"assistant"}}"#;
+        assert!(!v.line(reordered, read));
+        assert!(!v.line(&line(r"a\u0041:1:3", "aA", "text", r#"{"delta":"x","role":"assistant"}"#), read));
+        let other = line("a:1:3", "b", "text", r#"{"delta":"x","role":"assistant"}"#);
+        assert!(v.line(&other, read), "the id says a");
+        assert!(!agrees(&read(&other).unwrap()), "the event is b's");
+        // A start whose id names another session than its own stamps neither.
+        let mut v = Vouched::default();
+        let start = line("a:0:1", "b", "session.started", &format!(r#"{{"provider":"p","scrubbedBy":"{REVISION}"}}"#));
+        assert!(!v.line(&start, read));
+        assert!(!v.line(&line("b:0:2", "b", "text", r#"{"delta":"x","role":"assistant"}"#), read));
+    }
+
+    #[test]
+    fn only_the_recent_sessions_are_remembered() {
+        let mut v = Vouched::default();
+        for i in 0..=RECENT {
+            v.line(&stamped(&format!("s{i}"), REVISION), read);
+        }
+        let text = |s: &str| line(&format!("{s}:1:2"), s, "text", r#"{"delta":"x","role":"assistant"}"#);
+        assert!(!v.line(&text("s0"), read), "the oldest is forgotten, and scrubbed again");
+        assert!(v.line(&text("s1"), read));
+        assert!(v.line(&text(&format!("s{RECENT}")), read));
+    }
+}
