@@ -202,9 +202,9 @@ struct Pending {
 }
 
 enum Entry {
-    /// A line of `text`, with its number, and whether its event is vouched for as scrubbed
-    /// ([`Vouched::line`]).
-    Line(u64, Range<usize>, bool),
+    /// A line of `text`, with its number, and where its event id is in it when its event
+    /// is vouched for as scrubbed ([`Vouched::line`]).
+    Line(u64, Range<usize>, Option<Range<usize>>),
     /// An input that could not be read, said in its place among the lines.
     Unreadable(Unreadable),
 }
@@ -224,11 +224,11 @@ impl Pending {
 
     /// Reads every entry, scrubbing the events when `scrub`.
     fn read(&self, how: Reading, scrub: bool, scrubber: &mut Scrubber) -> Vec<Read> {
-        let mut read = |range: &Range<usize>, vouched: bool| match how
+        let mut read = |range: &Range<usize>, vouched: &Option<Range<usize>>| match how
             .event_line(Line::Text(Cow::Borrowed(&self.text[range.clone()])))
         {
-            Some(EventLine::Event { mut event, .. }) => {
-                if scrub && !(vouched && vouch::agrees(&event)) {
+            Some(EventLine::Event { mut event, text }) => {
+                if scrub && !vouched.as_ref().is_some_and(|id| vouch::agrees(&event, &text[id.clone()])) {
                     scrubber.scrub_event(&mut event);
                 }
                 Ok(event)
@@ -236,7 +236,7 @@ impl Pending {
             Some(EventLine::Bad { error, .. }) => Err(error),
             None => Err("a blank line".into()),
         };
-        self.entries.iter().map(|e| if let Entry::Line(_, r, v) = e { Some(read(r, *v)) } else { None }).collect()
+        self.entries.iter().map(|e| if let Entry::Line(_, r, v) = e { Some(read(r, v)) } else { None }).collect()
     }
 }
 
@@ -331,14 +331,15 @@ impl<W: Write> Shower<'_, W> {
         self.diag.say(&format!("{}: not a canonical event: {error}", self.diag.line(n)));
     }
 
-    /// Whether the event of the next line, `line`, is vouched for as scrubbed.
-    fn vouched(&mut self, line: &str) -> bool {
+    /// Where the event id of the next line, `line`, is in it, when its event is vouched for
+    /// as scrubbed.
+    fn vouched(&mut self, line: &str) -> Option<Range<usize>> {
         let how = self.how;
-        self.scrub
-            && self.vouched.line(line, |line| match how.event_line(Line::Text(Cow::Borrowed(line))) {
-                Some(EventLine::Event { event, .. }) => Some(event),
-                _ => None,
-            })
+        let read = |line: &str| match how.event_line(Line::Text(Cow::Borrowed(line))) {
+            Some(EventLine::Event { event, .. }) => Some(event),
+            _ => None,
+        };
+        self.scrub.then(|| self.vouched.line(line, read)).flatten()
     }
 
     /// Shows a batch that has been read, leaving it empty.
@@ -414,11 +415,11 @@ impl<W: Write> Canonical for Shower<'_, W> {
                 self.settle()?;
                 let vouched = match &line {
                     Line::Text(t) => self.vouched(t),
-                    Line::Oversized { .. } => false,
+                    Line::Oversized { .. } => None,
                 };
                 match self.how.event_line(line) {
                     Some(EventLine::Event { mut event, text }) => {
-                        let scrubbed = vouched && vouch::agrees(&event);
+                        let scrubbed = vouched.is_some_and(|id| vouch::agrees(&event, &text[id]));
                         self.show(&mut event, &text, scrubbed)
                     }
                     Some(EventLine::Bad { error, .. }) => {

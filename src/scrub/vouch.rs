@@ -10,6 +10,7 @@
 //! has to agree ([`agrees`]), so a line written otherwise is scrubbed.
 
 use std::collections::{HashSet, VecDeque};
+use std::ops::Range;
 
 use super::REVISION;
 use crate::event::{Body, Event};
@@ -32,16 +33,17 @@ pub struct Vouched {
 }
 
 impl Vouched {
-    /// Whether the event of `line`, the next line of the input, needs no scrubbing, if its
-    /// parsed event [`agrees`]. A session's start is read with `read` (once it looks like
-    /// one) to learn whether it is stamped.
-    pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> bool {
-        let Some(rest) = line.strip_prefix(START) else { return false };
-        let Some(end) = memchr::memchr2(b'"', b'\\', rest.as_bytes()) else { return false };
+    /// Whether the event of `line`, the next line of the input, needs no scrubbing: where
+    /// its event id is in the line when it does, if the parsed event [`agrees`] with it. A
+    /// session's start is read with `read` (once it looks like one) to learn whether it is
+    /// stamped.
+    pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> Option<Range<usize>> {
+        let rest = line.strip_prefix(START)?;
+        let end = memchr::memchr2(b'"', b'\\', rest.as_bytes())?;
         if rest.as_bytes()[end] != b'"' {
-            return false;
+            return None;
         }
-        let Some(session) = session_of(&rest[..end]) else { return false };
+        let session = session_of(&rest[..end])?;
         if rest[end..].starts_with(STARTED) && !self.sessions.contains(session) {
             let stamped = read(line).is_some_and(|e| {
                 e.session_id == session
@@ -51,7 +53,7 @@ impl Vouched {
                 self.remember(session);
             }
         }
-        self.sessions.contains(session)
+        self.sessions.contains(session).then_some(START.len()..START.len() + end)
     }
 
     fn remember(&mut self, session: &str) {
@@ -72,10 +74,10 @@ fn session_of(event_id: &str) -> Option<&str> {
     Some(session)
 }
 
-/// True when the parsed `event` is of the session its id names, which [`Vouched::line`]
-/// read from the line unparsed.
-pub fn agrees(event: &Event) -> bool {
-    session_of(&event.event_id) == Some(event.session_id.as_str())
+/// True when the parsed `event` has the id [`Vouched::line`] read from its line unparsed,
+/// `id`, and is of the session that id names.
+pub fn agrees(event: &Event, id: &str) -> bool {
+    event.event_id == id && session_of(id) == Some(event.session_id.as_str())
 }
 
 #[cfg(test)]
@@ -92,6 +94,11 @@ mod tests {
         Event::from_json(line, true).ok()
     }
 
+    /// Whether `v` vouches for `line`, as a reader decides once it is parsed.
+    fn vouched(v: &mut Vouched, line: &str) -> bool {
+        v.line(line, read).is_some_and(|id| read(line).is_some_and(|e| agrees(&e, &line[id])))
+    }
+
     fn stamped(session: &str, revision: &str) -> String {
         line(
             &format!("{session}:0:1"),
@@ -105,49 +112,51 @@ mod tests {
     fn a_session_stamped_with_this_revision_is_vouched_for_from_its_start() {
         let mut v = Vouched::default();
         let text = line("a:1:3", "a", "text", r#"{"delta":"hi","role":"assistant"}"#);
-        assert!(!v.line(&text, read), "before its start");
-        assert!(v.line(&stamped("a", REVISION), read));
-        assert!(v.line(&text, read));
-        assert!(agrees(&read(&text).unwrap()));
-        assert!(!v.line(&line("b:1:3", "b", "text", r#"{"delta":"hi","role":"assistant"}"#), read));
+        assert!(!vouched(&mut v, &text), "before its start");
+        assert!(vouched(&mut v, &stamped("a", REVISION)));
+        assert!(vouched(&mut v, &text));
+        assert!(!vouched(&mut v, &line("b:1:3", "b", "text", r#"{"delta":"hi","role":"assistant"}"#)));
     }
 
     #[test]
     fn another_revision_or_none_is_scrubbed() {
         let mut v = Vouched::default();
         let text = line("a:1:3", "a", "text", r#"{"delta":"hi","role":"assistant"}"#);
-        assert!(!v.line(&stamped("a", "minicode-output/scrub-0"), read));
-        assert!(!v.line(&line("a:0:1", "a", "session.started", r#"{"provider":"p"}"#), read));
-        assert!(!v.line(&text, read));
+        assert!(!vouched(&mut v, &stamped("a", "minicode-output/scrub-0")));
+        assert!(!vouched(&mut v, &line("a:0:1", "a", "session.started", r#"{"provider":"p"}"#)));
+        assert!(!vouched(&mut v, &text));
     }
 
     #[test]
     fn a_line_written_otherwise_is_not_vouched_for() {
         let mut v = Vouched::default();
-        v.line(&stamped("a", REVISION), read);
+        vouched(&mut v, &stamped("a", REVISION));
+        let text = |id: &str, session: &str| line(id, session, "text", r#"{"delta":"x","role":"assistant"}"#);
         // Another key order, an escape in the id, a session that is not the id's.
         let reordered = r#"{"eventId":"a:1:3","schema":"minicode.output.v1","type":"text","sessionId":"a","turnId":1,"payload":{"delta":"x","role":"assistant"}}"#;
-        assert!(!v.line(reordered, read));
-        assert!(!v.line(&line(r"a\u0041:1:3", "aA", "text", r#"{"delta":"x","role":"assistant"}"#), read));
-        let other = line("a:1:3", "b", "text", r#"{"delta":"x","role":"assistant"}"#);
-        assert!(v.line(&other, read), "the id says a");
-        assert!(!agrees(&read(&other).unwrap()), "the event is b's");
+        assert!(read(reordered).is_some() && !vouched(&mut v, reordered));
+        assert!(!vouched(&mut v, &text(r"a\u0041:1:3", "aA")));
+        assert!(!vouched(&mut v, &text("a:1:3", "b")));
+        // The id read first is not the one the event has.
+        let twice = text("a:1:3", "b").replacen(r#""eventId":"a:1:3""#, r#""eventId":"a:1:3","eventId":"b:1:3""#, 1);
+        assert!(read(&twice).is_some_and(|e| e.event_id == "b:1:3") && !vouched(&mut v, &twice));
         // A start whose id names another session than its own stamps neither.
         let mut v = Vouched::default();
         let start = line("a:0:1", "b", "session.started", &format!(r#"{{"provider":"p","scrubbedBy":"{REVISION}"}}"#));
-        assert!(!v.line(&start, read));
-        assert!(!v.line(&line("b:0:2", "b", "text", r#"{"delta":"x","role":"assistant"}"#), read));
+        assert!(!vouched(&mut v, &start));
+        assert!(!vouched(&mut v, &text("b:0:2", "b")));
+        assert!(!vouched(&mut v, &text("a:0:2", "a")));
     }
 
     #[test]
     fn only_the_recent_sessions_are_remembered() {
         let mut v = Vouched::default();
         for i in 0..=RECENT {
-            v.line(&stamped(&format!("s{i}"), REVISION), read);
+            vouched(&mut v, &stamped(&format!("s{i}"), REVISION));
         }
         let text = |s: &str| line(&format!("{s}:1:2"), s, "text", r#"{"delta":"x","role":"assistant"}"#);
-        assert!(!v.line(&text("s0"), read), "the oldest is forgotten, and scrubbed again");
-        assert!(v.line(&text("s1"), read));
-        assert!(v.line(&text(&format!("s{RECENT}")), read));
+        assert!(!vouched(&mut v, &text("s0")), "the oldest is forgotten, and scrubbed again");
+        assert!(vouched(&mut v, &text("s1")));
+        assert!(vouched(&mut v, &text(&format!("s{RECENT}"))));
     }
 }
