@@ -50,7 +50,7 @@ impl Finish {
         if let Body::SessionStarted(started) = &mut event.body {
             started.scrubbed_by = Some(crate::scrub::REVISION.to_owned());
         }
-        self.truncate.truncate_event(event);
+        self.truncate.truncate_scrubbed(event, &mut self.scrub);
     }
 
     /// Scrubs and bounds `event` when it is no delta of a stream; true when it did.

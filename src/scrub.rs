@@ -272,6 +272,11 @@ impl Scrubber {
     pub fn counts(&self) -> &BTreeMap<String, u64> {
         &self.counts
     }
+
+    /// How many redactions so far.
+    pub fn redactions(&self) -> u64 {
+        self.counts.values().sum()
+    }
 }
 
 /// A JSON line with the terminal control bytes removed from every string, keys included,

@@ -8,6 +8,7 @@
 use crate::bound::{bound, ceil_boundary, floor_boundary, marker, BoundedText, Keep};
 use crate::event::{Event, TextField};
 use crate::io::{stop_requested, Sources, Unreadable};
+use crate::scrub::Scrubber;
 use std::io::Read;
 
 /// Which text fields to bound, by role (see [`TextField`]).
@@ -76,6 +77,26 @@ impl Truncator {
     /// Bounds one string of the given role in place; true when it was cut.
     pub fn truncate_str(&self, field: TextField, s: &mut String) -> bool {
         self.fields.contains(field) && bound(s, self.max, self.keep_for(field))
+    }
+
+    /// Bounds `event` as [`Truncator::truncate_event`] does, and scrubs what a cut left
+    /// with `scrubber`, so that an event that was scrubbed stays so: a cut can leave what
+    /// reads as a secret at its edge (`AKIA` and 16 characters, of a run that went on and
+    /// was no key). Its marker may take the field a few bytes over the bound, which is then
+    /// bounded again; each pass only redacts or cuts, and a few settle it. Returns true when
+    /// anything was cut.
+    pub fn truncate_scrubbed(&self, event: &mut Event, scrubber: &mut Scrubber) -> bool {
+        if !self.truncate_event(event) {
+            return false;
+        }
+        for _ in 0..3 {
+            let before = scrubber.redactions();
+            scrubber.scrub_event(event);
+            if scrubber.redactions() == before || !self.truncate_event(event) {
+                break;
+            }
+        }
+        true
     }
 
     /// Bounds one event's fields; tool output that was cut is marked `truncated: true`.

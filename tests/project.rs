@@ -516,3 +516,64 @@ fn a_second_scrub_of_what_normalize_wrote_changes_nothing() {
         assert!(a.stdout == b.stdout, "{mode}: a second scrub changed the output");
     }
 }
+
+/// A stamp holds for the output that wrote it: canonical events of another writer that
+/// reuse a session id (`s1`, as every output without ids names its first session) are
+/// scrubbed, whether they start their session again or not, in one input or in two files.
+#[test]
+fn a_stamp_ends_with_its_output() {
+    let claude = concat!(
+        r#"{"type":"system","subtype":"init","model":"m","cwd":"/x","tools":[]}"#,
+        "\n",
+        r#"{"type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"hello"}]}}"#,
+        "\n"
+    );
+    let first = run("normalize", &[], claude.as_bytes());
+    assert!(String::from_utf8_lossy(&first).contains(r#""sessionId":"s1""#));
+    let secret = "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";
+    let text = format!(
+        r#"{{"schema":"minicode.output.v1","eventId":"s1:1:2","type":"text","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s1","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"payload":{{"delta":"token {secret}","role":"assistant"}}}}"#
+    );
+    let restarted = s9_started("minicode-output/scrub-0").replace("s9", "s1");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("stamp-ends");
+    std::fs::create_dir_all(&dir).unwrap();
+    let first_file = dir.join("first.jsonl");
+    std::fs::write(&first_file, &first).unwrap();
+    for (name, second) in
+        [("started again by an older build", format!("{restarted}\n{text}\n")), ("no start", format!("{text}\n"))]
+    {
+        let second_file = dir.join("second.jsonl");
+        std::fs::write(&second_file, &second).unwrap();
+        let cat = [first.clone(), second.clone().into_bytes()].concat();
+        let files = bin("project").args(["--mode", "normal"]).arg(&first_file).arg(&second_file).output().unwrap();
+        for out in [project(&["--mode", "normal"], &cat), files.stdout] {
+            let out = String::from_utf8(out).unwrap();
+            assert!(!out.contains(secret) && out.contains("[REDACTED:github-token]"), "{name}: {out}");
+        }
+    }
+}
+
+/// A cut can make a secret of the start of a longer run: what `normalize` and `truncate`
+/// cut of a stamped session is scrubbed again, so the stamp stays true.
+#[test]
+fn what_a_cut_leaves_of_a_stamped_session_is_scrubbed() {
+    let key = "AKIA3U23XXWXN4WGI4QZ";
+    let text = format!("{} {key}{}", "x".repeat(27), "B".repeat(150));
+    let claude = format!(
+        "{}\n{}\n",
+        r#"{"type":"system","subtype":"init","session_id":"t1","model":"m","cwd":"/x","tools":[]}"#,
+        serde_json::json!({"type": "assistant", "session_id": "t1", "message": {"id": "m1", "role": "assistant", "content": [{"type": "text", "text": text}]}})
+    );
+    let whole = run("normalize", &[], claude.as_bytes());
+    assert!(String::from_utf8_lossy(&whole).contains(key), "no key as a whole: the run went on");
+    let cut = run("normalize", &["--max-bytes", "100"], claude.as_bytes());
+    let head = run("truncate", &["--max-bytes", "48", "--keep", "head"], &whole);
+    for (name, events) in [("normalize", cut), ("truncate", head)] {
+        let events = String::from_utf8(events).unwrap();
+        assert!(events.contains("scrubbedBy") && events.contains("[REDACTED:aws-access"), "{name}: {events}");
+        for mode in ["normal", "verbose"] {
+            let out = String::from_utf8(project(&["--mode", mode], events.as_bytes())).unwrap();
+            assert!(!out.contains(key), "{name}, {mode}: {out}");
+        }
+    }
+}

@@ -41,9 +41,10 @@ use crate::scrub::Scrubber;
 ///
 /// Every mode but `jsonl` removes terminal control bytes from what it shows and scrubs it of
 /// secrets, except the events of a session whose `session.started` says this build's scrub
-/// stage scrubbed them (`scrubbedBy`, which `normalize` writes): scrubbing them again would
-/// change nothing. For canonical events from elsewhere, `scrub` before `project` also finds
-/// secrets split across a stream's events.
+/// stage scrubbed them (`scrubbedBy`, which `normalize` writes; the writer's word, taken as
+/// given), up to the `summary` that ends that output: scrubbing them again would change
+/// nothing. For canonical events from elsewhere, `scrub` before `project` also finds secrets
+/// split across a stream's events.
 #[derive(Debug, Parser)]
 #[command(name = "project", version, after_help = AFTER_HELP)]
 pub struct Args {

@@ -11,6 +11,8 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
 use crate::io::{is_blank, read_lines, without_bom, LineWriter, Sources};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
+use crate::scrub::vouch::{self, Vouched};
+use crate::scrub::Scrubber;
 use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 
 /// Bound the text fields of canonical minicode.output.v1 JSONL.
@@ -20,7 +22,10 @@ use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 /// its event gets `truncated: true`; other text keeps 70 % head and 30 % tail around a
 /// marker `[… N bytes truncated …]`. Events keep their order and count; truncating twice
 /// gives the same output as truncating once. Lines that are not events are bounded string
-/// by string (or, when not JSON, as one text) and passed through.
+/// by string (or, when not JSON, as one text) and passed through. In a session `normalize`
+/// stamped as scrubbed (`scrubbedBy`, which `project` takes at its word), what a cut leaves
+/// is scrubbed again, so that the stamp stays true: a cut can make a secret of the start of
+/// a longer run.
 #[derive(Debug, Parser)]
 #[command(name = "truncate", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -131,6 +136,7 @@ impl Command for Args {
         let truncator = Truncator::new(self.max_bytes, self.keep.map(Keep::from)).with_fields(fields);
         let diag = Diagnostics::new(Self::NAME);
         let mut rejected = false;
+        let mut stamped = Stamped { vouched: Vouched::default(), scrubber: Scrubber::new() };
         read_lines(sources, self.line_limit.max_line_bytes, &mut out, &diag, |n, line, out| {
             let (line, oversized) = line.into_text();
             if let Some(bytes) = oversized {
@@ -138,7 +144,7 @@ impl Command for Args {
                 diag.say(&super::scrub::oversized_message(&diag.line(n), bytes, line.len()));
             }
             let start = out.line_buf().len();
-            if let Err(why) = jsonl_line(&truncator, &line, out.line_buf()) {
+            if let Err(why) = jsonl_line(&truncator, &mut stamped, &line, out.line_buf()) {
                 rejected = true;
                 diag.say(&format!("{}: {why}; bounded and kept", diag.line(n)));
             }
@@ -155,8 +161,15 @@ impl Command for Args {
     }
 }
 
+/// The sessions stamped as scrubbed, and the scrubbing that keeps them so.
+struct Stamped {
+    vouched: Vouched,
+    scrubber: Scrubber,
+}
+
 /// Bounds one JSONL line into `buf`; `Err` says why the line is not an event.
-fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {
+fn jsonl_line(t: &Truncator, stamped: &mut Stamped, line: &str, buf: &mut Vec<u8>) -> Result<(), String> {
+    let vouched = stamped.vouched.line(line, |line| serde_json::from_str::<Event>(line).ok());
     if is_blank(line) {
         // A blank line holds nothing worth a marker: a long one is only cut to the bound.
         buf.extend_from_slice(&line.as_bytes()[..line.len().min(t.max())]);
@@ -170,7 +183,12 @@ fn jsonl_line(t: &Truncator, line: &str, buf: &mut Vec<u8>) -> Result<(), String
         LineKind::Event { .. } if short => buf.extend_from_slice(line.as_bytes()),
         LineKind::Event { .. } => match serde_json::from_str::<Event>(line) {
             Ok(mut ev) => {
-                if t.truncate_event(&mut ev) {
+                let scrubbed = vouched.is_some_and(|id| vouch::agrees(&ev, &line[id]));
+                let cut = match scrubbed {
+                    true => t.truncate_scrubbed(&mut ev, &mut stamped.scrubber),
+                    false => t.truncate_event(&mut ev),
+                };
+                if cut {
                     serde_json::to_writer(&mut *buf, &ev).map_err(|e| e.to_string())?;
                 } else {
                     buf.extend_from_slice(line.as_bytes());

@@ -1,9 +1,12 @@
 //! Which canonical events a reader need not scrub again: those of a session whose
 //! `session.started` says that this build's scrubbing ([`REVISION`]) scrubbed them, as
 //! `normalize` stamps every session it writes. Scrubbing is idempotent, so scrubbing such
-//! an event again would change nothing, at most of a projection's cost. Every other event
-//! is scrubbed as before: another writer's, an older build's (whose rules found less), and
-//! any whose session's start is not among the recent ones before it.
+//! an event again would change nothing, at most of a projection's cost. The stamp is the
+//! writer's word: a line that copies it is believed. Every other event is scrubbed as
+//! before: another writer's, an older build's (whose rules found less), any whose session's
+//! start is not among the recent ones before it, and any after its session was started
+//! again unstamped or after the end of the output that stamped it (its `summary`, which
+//! `normalize` writes last: outputs concatenated may reuse a session id, `s1` above all).
 //!
 //! The lines are told apart in input order, by the event id at the start of the line, as
 //! `normalize` writes it, before they are parsed (on other threads); the parsed event then
@@ -19,11 +22,18 @@ use crate::event::{Body, Event};
 /// `normalize` writes, and an event of one forgotten is only scrubbed again.
 const RECENT: usize = 4096;
 
+/// The longest session id remembered, so that memory stays small whatever the ids; the
+/// agents' ids are UUIDs and the like, and a longer one is only scrubbed again.
+const LONGEST_ID: usize = 256;
+
 /// The start of a canonical line as `normalize` writes it, up to its event id.
 const START: &str = r#"{"schema":"minicode.output.v1","eventId":""#;
 
-/// What follows the event id of a session's start, as `normalize` writes it.
+/// What follows the event id of a session's start, as `normalize` writes it…
 const STARTED: &str = r#"","type":"session.started""#;
+
+/// …and of the summary, the last line it writes.
+const SUMMARY: &str = r#"","type":"summary""#;
 
 /// The recent sessions stamped with this build's revision, in the order their starts came.
 #[derive(Debug, Default)]
@@ -44,19 +54,28 @@ impl Vouched {
             return None;
         }
         let session = session_of(&rest[..end])?;
-        if rest[end..].starts_with(STARTED) && !self.sessions.contains(session) {
+        if rest[end..].starts_with(STARTED) {
             let stamped = read(line).is_some_and(|e| {
                 e.session_id == session
                     && matches!(&e.body, Body::SessionStarted(s) if s.scrubbed_by.as_deref() == Some(REVISION))
             });
-            if stamped {
-                self.remember(session);
+            match stamped {
+                true => self.remember(session),
+                false => self.forget(session),
             }
         }
-        self.sessions.contains(session).then_some(START.len()..START.len() + end)
+        let vouched = self.sessions.contains(session).then_some(START.len()..START.len() + end);
+        if rest[end..].starts_with(SUMMARY) {
+            self.sessions.clear();
+            self.order.clear();
+        }
+        vouched
     }
 
     fn remember(&mut self, session: &str) {
+        if session.len() > LONGEST_ID || self.sessions.contains(session) {
+            return;
+        }
         if self.order.len() == RECENT {
             if let Some(old) = self.order.pop_front() {
                 self.sessions.remove(&old);
@@ -64,6 +83,13 @@ impl Vouched {
         }
         self.sessions.insert(session.to_owned());
         self.order.push_back(session.to_owned());
+    }
+
+    /// Its place in `order` stays: it is only given up earlier (and an id remembered again
+    /// is forgotten at the first of its places), which costs at most a second scrub, where
+    /// finding the place would cost a walk of `order` per start.
+    fn forget(&mut self, session: &str) {
+        self.sessions.remove(session);
     }
 }
 
@@ -146,6 +172,30 @@ mod tests {
         assert!(!vouched(&mut v, &start));
         assert!(!vouched(&mut v, &text("b:0:2", "b")));
         assert!(!vouched(&mut v, &text("a:0:2", "a")));
+    }
+
+    #[test]
+    fn a_session_started_again_unstamped_or_after_the_summary_is_scrubbed() {
+        let text = line("a:1:3", "a", "text", r#"{"delta":"hi","role":"assistant"}"#);
+        let summary = line("a:1:4", "a", "summary", r#"{"turns":1}"#);
+        let mut v = Vouched::default();
+        assert!(vouched(&mut v, &stamped("a", REVISION)) && vouched(&mut v, &text));
+        assert!(!vouched(&mut v, &stamped("a", "minicode-output/scrub-0")));
+        assert!(!vouched(&mut v, &text), "started again by an older build");
+        assert!(vouched(&mut v, &stamped("a", REVISION)) && vouched(&mut v, &text));
+        assert!(!vouched(&mut v, &line("a:0:1", "a", "session.started", r#"{"provider":"p"}"#)));
+        assert!(!vouched(&mut v, &text), "started again unstamped");
+        assert!(vouched(&mut v, &stamped("a", REVISION)));
+        assert!(v.line(&summary, read).is_some(), "the summary is the output's own");
+        assert!(!vouched(&mut v, &text), "another output, which may reuse the id");
+    }
+
+    #[test]
+    fn a_long_id_is_not_remembered() {
+        let mut v = Vouched::default();
+        let id = "x".repeat(LONGEST_ID + 1);
+        assert!(!vouched(&mut v, &stamped(&id, REVISION)));
+        assert!(!vouched(&mut v, &line(&format!("{id}:1:2"), &id, "text", r#"{"delta":"x","role":"assistant"}"#)));
     }
 
     #[test]
