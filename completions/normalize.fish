@@ -19,7 +19,7 @@ droid-session\t'Factory droid sessions (~/.factory/sessions/<slug>/<id>.jsonl)'
 cursor\t'Cursor agent -p --output-format stream-json'
 claude-session\t'Claude Code session transcripts (~/.claude/projects/*/*.jsonl)'
 qwen-session\t'Qwen Code session transcripts (~/.qwen/projects/*/chats/*.jsonl)'"
-complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes)' -r
+complete -c normalize -l max-bytes -d 'Bound of each text field, in bytes (tool output keeps its newest bytes, from the start of a line when one starts near the cut)' -r
 complete -c normalize -l max-line-bytes -d 'Lines longer than this are read as their first 4 KiB only, and the exit status is 1 (normalize: a `raw` event holds that start)' -r
 complete -c normalize -l files-from -d 'Read the input files named in LIST (`-` for standard input), one path per line: any number of files in one process, with no argument-length limit' -r -F
 complete -c normalize -s 0 -l null -d 'With --files-from, the paths end with NUL, as `find -print0` writes them'

@@ -1,5 +1,20 @@
 //! UTF-8-safe bounding of text: the cut primitives that the engine (tool output) and the
-//! `truncate` stage share. A cut never splits a character and never grows a string.
+//! `truncate` stage share. A cut never splits a character and never grows a string, and it
+//! keeps a redaction marker whole or not at all: a piece of one (`admin:[RE`) would read
+//! as a value of its own. A tail kept begins at a line when one begins near the cut: the
+//! engine cuts tool output before it is scrubbed, and a cut inside a line can part a value
+//! from the word that makes it a secret (`pass|word: …`) or a token from its prefix.
+
+use std::ops::Range;
+
+use crate::scrub::MARK;
+
+/// How far past a tail's cut its first line may begin and still be where the tail begins:
+/// as far as the secret rules look for a value after its word.
+const LINE_REACH: usize = 4096;
+
+/// The longest redaction marker, `[REDACTED:kind]`.
+const MARKER_REACH: usize = 64;
 
 /// How a bounded string keeps its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,6 +57,36 @@ pub fn ceil_boundary(s: &str, i: usize) -> usize {
     (i..=(i + 3).min(s.len())).find(|&j| s.is_char_boundary(j)).unwrap_or(s.len())
 }
 
+/// The redaction marker that the cut at `at` would part, if any.
+fn marker_around(s: &str, at: usize) -> Option<Range<usize>> {
+    let lo = floor_boundary(s, at.saturating_sub(MARKER_REACH));
+    let hi = floor_boundary(s, at + MARK.len());
+    let start = lo + s[lo..hi].rmatch_indices(MARK).map(|(i, _)| i).find(|&i| lo + i < at)?;
+    let end = start + s[start..].find(']')? + 1;
+    (end > at && end - start <= MARKER_REACH).then_some(start..end)
+}
+
+/// The end of a head kept up to `at`: before the marker `at` would part.
+fn head_end(s: &str, at: usize) -> usize {
+    marker_around(s, at).map_or(at, |m| m.start)
+}
+
+/// The start of a tail kept from `at`: after the marker `at` would part.
+fn tail_start(s: &str, at: usize) -> usize {
+    marker_around(s, at).map_or(at, |m| m.end)
+}
+
+/// The start of the tail kept from `at` ([`tail_start`]), moved to the line after it when
+/// that begins within [`LINE_REACH`] and is not the end.
+fn tail_line_start(s: &str, at: usize) -> usize {
+    let at = tail_start(s, at);
+    let reach = &s.as_bytes()[at..s.len().min(at + LINE_REACH)];
+    match memchr::memchr(b'\n', reach) {
+        Some(i) if at + i + 1 < s.len() => at + i + 1,
+        _ => at,
+    }
+}
+
 /// The marker a head-tail cut leaves between the two halves.
 pub fn marker(cut: usize) -> String {
     format!("\n[… {cut} bytes truncated …]\n")
@@ -59,11 +104,11 @@ pub fn bound(s: &mut String, max: usize, keep: Keep) -> bool {
     }
     match keep {
         Keep::Tail => {
-            let start = ceil_boundary(s, s.len() - max);
+            let start = tail_line_start(s, ceil_boundary(s, s.len() - max));
             s.drain(..start);
         }
         Keep::Head => {
-            let end = floor_boundary(s, max);
+            let end = head_end(s, floor_boundary(s, max));
             s.truncate(end);
         }
         Keep::HeadTail => {
@@ -71,13 +116,13 @@ pub fn bound(s: &mut String, max: usize, keep: Keep) -> bool {
             // `max` and a second pass finds nothing to cut.
             let probe = marker(s.len()).len();
             if max <= probe {
-                let end = floor_boundary(s, max);
+                let end = head_end(s, floor_boundary(s, max));
                 s.truncate(end);
                 return true;
             }
             let room = max - probe;
-            let head_end = floor_boundary(s, room * 7 / 10);
-            let tail_start = ceil_boundary(s, s.len() - (room - head_end));
+            let head_end = head_end(s, floor_boundary(s, room * 7 / 10));
+            let tail_start = tail_start(s, ceil_boundary(s, s.len() - (room - head_end)));
             let cut = tail_start - head_end;
             let tail = s[tail_start..].to_owned();
             s.truncate(head_end);
@@ -151,6 +196,40 @@ mod tests {
         let mut s = String::from("ab🎉cd");
         assert!(bound(&mut s, 6, Keep::Tail));
         assert_eq!(s, "🎉cd");
+    }
+
+    #[test]
+    fn a_cut_keeps_a_redaction_marker_whole_or_not_at_all() {
+        let text = "curl -u admin:[REDACTED:password] https://x and then [REDACTED:github-token] end";
+        for keep in [Keep::Head, Keep::Tail, Keep::HeadTail] {
+            for max in 0..text.len() {
+                let mut s = text.to_owned();
+                bound(&mut s, max, keep);
+                assert!(s.len() <= max, "{keep:?} {max}: {s:?}");
+                for (i, _) in s.match_indices('[').filter(|(i, _)| !s[*i..].starts_with("[… ")) {
+                    let rest = &s[i..];
+                    assert!(
+                        rest.starts_with("[REDACTED:password]") || rest.starts_with("[REDACTED:github-token]"),
+                        "{keep:?} {max}: {s:?}"
+                    );
+                }
+                assert!(!s.ends_with("[REDACTED") && !s.starts_with("DACTED"), "{keep:?} {max}: {s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tail_begins_at_a_line_when_one_begins_near_the_cut() {
+        let mut s = String::from("export PASSWORD=hunter2hunter2\nsecond line\nthird");
+        assert!(bound(&mut s, 40, Keep::Tail));
+        assert_eq!(s, "second line\nthird", "the value is not kept without its word");
+        // A last line alone, or one too far past the cut, is cut where the bound says.
+        let mut s = format!("{}\n", "x".repeat(100));
+        assert!(bound(&mut s, 10, Keep::Tail));
+        assert_eq!(s, "xxxxxxxxx\n");
+        let mut s = format!("{}\nend", "y".repeat(LINE_REACH + 100));
+        assert!(bound(&mut s, LINE_REACH + 10, Keep::Tail));
+        assert_eq!(s.len(), LINE_REACH + 10);
     }
 
     #[test]

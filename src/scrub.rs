@@ -44,6 +44,9 @@ pub use control::clean as without_controls;
 /// a test holds the rule table to the revision.
 pub const REVISION: &str = "minicode-output/scrub-1";
 
+/// How a redaction marker, `[REDACTED:kind]`, begins.
+pub const MARK: &str = "[REDACTED:";
+
 /// Scrubs events and text, counting what it redacted.
 #[derive(Debug, Default)]
 pub struct Scrubber {
@@ -145,7 +148,7 @@ impl Scrubber {
             for f in &found {
                 let kind = detector.rule(f).kind;
                 out.push_str(&text[at..f.range.start]);
-                out.push_str("[REDACTED:");
+                out.push_str(MARK);
                 out.push_str(kind);
                 out.push(']');
                 at = f.range.end;

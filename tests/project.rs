@@ -570,7 +570,7 @@ fn what_a_cut_leaves_of_a_stamped_session_is_scrubbed() {
     let head = run("truncate", &["--max-bytes", "48", "--keep", "head"], &whole);
     for (name, events) in [("normalize", cut), ("truncate", head)] {
         let events = String::from_utf8(events).unwrap();
-        assert!(events.contains("scrubbedBy") && events.contains("[REDACTED:aws-access"), "{name}: {events}");
+        assert!(events.contains("scrubbedBy") && !events.contains(key), "{name}: {events}");
         for mode in ["normal", "verbose"] {
             let out = String::from_utf8(project(&["--mode", mode], events.as_bytes())).unwrap();
             assert!(!out.contains(key), "{name}, {mode}: {out}");

@@ -39,7 +39,8 @@ pub struct Args {
     /// The provider dialect of the input.
     #[arg(long, value_name = "PROVIDER", default_value = "auto", value_parser = FromParser)]
     pub from: From,
-    /// Bound of each text field, in bytes (tool output keeps its newest bytes).
+    /// Bound of each text field, in bytes (tool output keeps its newest bytes, from the start
+    /// of a line when one starts near the cut).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_FIELD_BOUND)]
     pub max_bytes: usize,
     #[command(flatten)]

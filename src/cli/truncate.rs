@@ -18,7 +18,8 @@ use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 /// Bound the text fields of canonical minicode.output.v1 JSONL.
 ///
 /// Each selected text field longer than --max-bytes is cut on a UTF-8 character boundary,
-/// never grown. Tool output keeps its newest bytes (the end of a log is what matters) and
+/// never grown, never inside a redaction marker. Tool output keeps its newest bytes (the end
+/// of a log is what matters), from the start of a line when one starts near the cut, and
 /// its event gets `truncated: true`; other text keeps 70 % head and 30 % tail around a
 /// marker `[… N bytes truncated …]`. Events keep their order and count; truncating twice
 /// gives the same output as truncating once. Lines that are not events are bounded string

@@ -49,8 +49,14 @@ impl Vouched {
     /// stamped.
     pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> Option<Range<usize>> {
         let rest = line.strip_prefix(START)?;
-        let end = memchr::memchr2(b'"', b'\\', rest.as_bytes())?;
-        if rest.as_bytes()[end] != b'"' {
+        let (end, escaped) = string_end(rest.as_bytes())?;
+        if rest[end..].starts_with(SUMMARY) {
+            // Whatever its session's id: an escape in it stamps nothing, but ends as much.
+            self.sessions.clear();
+            self.order.clear();
+            return None;
+        }
+        if escaped {
             return None;
         }
         let session = session_of(&rest[..end])?;
@@ -64,12 +70,7 @@ impl Vouched {
                 false => self.forget(session),
             }
         }
-        let vouched = self.sessions.contains(session).then_some(START.len()..START.len() + end);
-        if rest[end..].starts_with(SUMMARY) {
-            self.sessions.clear();
-            self.order.clear();
-        }
-        vouched
+        self.sessions.contains(session).then_some(START.len()..START.len() + end)
     }
 
     fn remember(&mut self, session: &str) {
@@ -90,6 +91,20 @@ impl Vouched {
     /// finding the place would cost a walk of `order` per start.
     fn forget(&mut self, session: &str) {
         self.sessions.remove(session);
+    }
+}
+
+/// Where the JSON string whose inside `s` begins ends (its closing quote), and whether it
+/// holds an escape.
+fn string_end(s: &[u8]) -> Option<(usize, bool)> {
+    let (mut at, mut escaped) = (0, false);
+    loop {
+        at += memchr::memchr2(b'"', b'\\', s.get(at..)?)?;
+        if s[at] == b'"' {
+            return Some((at, escaped));
+        }
+        escaped = true;
+        at += 2;
     }
 }
 
@@ -186,8 +201,12 @@ mod tests {
         assert!(!vouched(&mut v, &line("a:0:1", "a", "session.started", r#"{"provider":"p"}"#)));
         assert!(!vouched(&mut v, &text), "started again unstamped");
         assert!(vouched(&mut v, &stamped("a", REVISION)));
-        assert!(v.line(&summary, read).is_some(), "the summary is the output's own");
+        assert!(v.line(&summary, read).is_none(), "the summary is scrubbed");
         assert!(!vouched(&mut v, &text), "another output, which may reuse the id");
+        // A summary ends them whatever its id (an escape in it stamps nothing).
+        assert!(vouched(&mut v, &stamped("a", REVISION)));
+        assert!(v.line(&line(r#"q\"z:1:4"#, r#"q\"z"#, "summary", r#"{"turns":1}"#), read).is_none());
+        assert!(!vouched(&mut v, &text), "ended by a summary whose id holds an escape");
     }
 
     #[test]
