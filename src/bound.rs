@@ -67,19 +67,22 @@ fn marker_around(s: &str, at: usize) -> Option<Range<usize>> {
 }
 
 /// The end of a head kept up to `at`: before the marker `at` would part.
-fn head_end(s: &str, at: usize) -> usize {
+pub(crate) fn head_end(s: &str, at: usize) -> usize {
     marker_around(s, at).map_or(at, |m| m.start)
 }
 
 /// The start of a tail kept from `at`: after the marker `at` would part.
-fn tail_start(s: &str, at: usize) -> usize {
+pub(crate) fn tail_start(s: &str, at: usize) -> usize {
     marker_around(s, at).map_or(at, |m| m.end)
 }
 
 /// The start of the tail kept from `at` ([`tail_start`]), moved to the line after it when
-/// that begins within [`LINE_REACH`] and is not the end.
+/// `at` is inside a line and the next begins within [`LINE_REACH`] and is not the end.
 fn tail_line_start(s: &str, at: usize) -> usize {
     let at = tail_start(s, at);
+    if at == 0 || s.as_bytes()[at - 1] == b'\n' {
+        return at;
+    }
     let reach = &s.as_bytes()[at..s.len().min(at + LINE_REACH)];
     match memchr::memchr(b'\n', reach) {
         Some(i) if at + i + 1 < s.len() => at + i + 1,
@@ -150,7 +153,7 @@ impl BoundedText {
         if delta.len() > max {
             self.text.clear();
             self.dropped = true;
-            self.text.push_str(&delta[ceil_boundary(delta, delta.len() - max)..]);
+            self.text.push_str(&delta[tail_line_start(delta, ceil_boundary(delta, delta.len() - max))..]);
             return;
         }
         self.text.push_str(delta);
@@ -223,6 +226,10 @@ mod tests {
         let mut s = String::from("export PASSWORD=hunter2hunter2\nsecond line\nthird");
         assert!(bound(&mut s, 40, Keep::Tail));
         assert_eq!(s, "second line\nthird", "the value is not kept without its word");
+        // A cut at a line's start keeps that line.
+        let mut s = String::from("first\nsecond\nthird");
+        assert!(bound(&mut s, 12, Keep::Tail));
+        assert_eq!(s, "second\nthird");
         // A last line alone, or one too far past the cut, is cut where the bound says.
         let mut s = format!("{}\n", "x".repeat(100));
         assert!(bound(&mut s, 10, Keep::Tail));

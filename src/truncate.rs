@@ -5,7 +5,7 @@
 //! memory bounded by about three times the budget, and [`bound_text`] reads one from
 //! input sources.
 
-use crate::bound::{bound, ceil_boundary, floor_boundary, marker, BoundedText, Keep};
+use crate::bound::{bound, ceil_boundary, floor_boundary, head_end, marker, tail_start, BoundedText, Keep};
 use crate::event::{Event, TextField};
 use crate::io::{stop_requested, Sources, Unreadable};
 use crate::scrub::Scrubber;
@@ -118,7 +118,8 @@ impl Truncator {
 
 /// Bounds a whole stream of text to `max` bytes as it is read: the head is kept as it
 /// arrives, the newest bytes in a [`BoundedText`], and the result is what [`bound`] would
-/// give for the whole text.
+/// give for the whole text, except where `--keep head` ends inside a redaction marker that
+/// goes on past the bound (the head is cut before the rest is read).
 #[derive(Debug)]
 pub struct TextTruncator {
     max: usize,
@@ -173,9 +174,9 @@ impl TextTruncator {
                     return (head[..end].to_owned(), true);
                 }
                 let room = max - probe;
-                let head_end = floor_boundary(&head, room * 7 / 10);
+                let head_end = head_end(&head, floor_boundary(&head, room * 7 / 10));
                 let newest = tail.as_str();
-                let start = ceil_boundary(newest, newest.len().saturating_sub(room - head_end));
+                let start = tail_start(newest, ceil_boundary(newest, newest.len().saturating_sub(room - head_end)));
                 let cut = total - head_end - (newest.len() - start);
                 let mut out = String::with_capacity(max);
                 out.push_str(&head[..head_end]);

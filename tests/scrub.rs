@@ -525,3 +525,32 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
         assert!(!leaks(&out), "{}", String::from_utf8_lossy(&out));
     }
 }
+
+/// `normalize` keeps the tail of a tool output over the bound before scrubbing it: the tail
+/// begins at a line, so a cut inside `password: …` keeps the value with its word (and
+/// redacts it) or not at all, wherever the cut falls in that line.
+#[test]
+fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
+    let value = "MEJPPBPqZdynckrsg@G7l0NtnOvSm93";
+    let line = format!("\npassword: {value}\n");
+    for max in [64usize, 100] {
+        for shift in 0..line.len() {
+            let rest = max - (line.len() - shift);
+            let out = "build log\n".repeat(50) + &line + &"ok line\n".repeat(rest / 8 + 1)[..rest];
+            let message = |role: &str, content: serde_json::Value| serde_json::json!({"type": role, "session_id": "s", "message": {"id": "m", "role": role, "content": [content]}});
+            let input = [
+                serde_json::json!({"type": "system", "subtype": "init", "session_id": "s"}),
+                message(
+                    "assistant",
+                    serde_json::json!({"type": "tool_use", "id": "t", "name": "Bash", "input": {"command": "make"}}),
+                ),
+                message("user", serde_json::json!({"type": "tool_result", "tool_use_id": "t", "content": out})),
+            ]
+            .map(|l| l.to_string() + "\n")
+            .concat();
+            let events =
+                String::from_utf8(run("normalize", &["--max-bytes", &max.to_string()], input.as_bytes())).unwrap();
+            assert!(!events.contains(value), "max {max}, cut at {shift} of the line: {events}");
+        }
+    }
+}
