@@ -222,6 +222,13 @@ mod tests {
     }
 
     #[test]
+    fn every_redaction_marker_is_within_reach() {
+        for rule in crate::scrub::rules::RULES {
+            assert!(MARK.len() + rule.kind.len() < MARKER_REACH, "{} and its brackets", rule.kind);
+        }
+    }
+
+    #[test]
     fn a_tail_begins_at_a_line_when_one_begins_near_the_cut() {
         let mut s = String::from("export PASSWORD=hunter2hunter2\nsecond line\nthird");
         assert!(bound(&mut s, 40, Keep::Tail));

@@ -18,7 +18,7 @@ use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::Event;
 use crate::io::{each_line, is_blank, EventLine, Line, LineWriter, Reading, Sources, Unreadable, DEFAULT_MAX_LINE};
 use crate::projection::{AgUiFormat, Mode, Options, Projection};
-use crate::scrub::vouch::{self, Vouched};
+use crate::scrub::vouch::{Vouch, Vouched};
 use crate::scrub::Scrubber;
 
 /// Render canonical minicode.output.v1 events for people or for machines.
@@ -203,9 +203,9 @@ struct Pending {
 }
 
 enum Entry {
-    /// A line of `text`, with its number, and where its event id is in it when its event
-    /// is vouched for as scrubbed ([`Vouched::line`]).
-    Line(u64, Range<usize>, Option<Range<usize>>),
+    /// A line of `text`, with its number, and its vouch when its event is vouched for as
+    /// scrubbed ([`Vouched::line`]).
+    Line(u64, Range<usize>, Option<Vouch>),
     /// An input that could not be read, said in its place among the lines.
     Unreadable(Unreadable),
 }
@@ -225,11 +225,11 @@ impl Pending {
 
     /// Reads every entry, scrubbing the events when `scrub`.
     fn read(&self, how: Reading, scrub: bool, scrubber: &mut Scrubber) -> Vec<Read> {
-        let mut read = |range: &Range<usize>, vouched: &Option<Range<usize>>| match how
+        let mut read = |range: &Range<usize>, vouch: &Option<Vouch>| match how
             .event_line(Line::Text(Cow::Borrowed(&self.text[range.clone()])))
         {
             Some(EventLine::Event { mut event, text }) => {
-                if scrub && !vouched.as_ref().is_some_and(|id| vouch::agrees(&event, &text[id.clone()])) {
+                if scrub && !vouch.as_ref().is_some_and(|v| v.covers(&event, &text)) {
                     scrubber.scrub_event(&mut event);
                 }
                 Ok(event)
@@ -332,9 +332,8 @@ impl<W: Write> Shower<'_, W> {
         self.diag.say(&format!("{}: not a canonical event: {error}", self.diag.line(n)));
     }
 
-    /// Where the event id of the next line, `line`, is in it, when its event is vouched for
-    /// as scrubbed.
-    fn vouched(&mut self, line: &str) -> Option<Range<usize>> {
+    /// The vouch of the next line, `line`, when its event is vouched for as scrubbed.
+    fn vouched(&mut self, line: &str) -> Option<Vouch> {
         let how = self.how;
         let read = |line: &str| match how.event_line(Line::Text(Cow::Borrowed(line))) {
             Some(EventLine::Event { event, .. }) => Some(event),
@@ -420,7 +419,7 @@ impl<W: Write> Canonical for Shower<'_, W> {
                 };
                 match self.how.event_line(line) {
                     Some(EventLine::Event { mut event, text }) => {
-                        let scrubbed = vouched.is_some_and(|id| vouch::agrees(&event, &text[id]));
+                        let scrubbed = vouched.is_some_and(|v| v.covers(&event, &text));
                         self.show(&mut event, &text, scrubbed)
                     }
                     Some(EventLine::Bad { error, .. }) => {

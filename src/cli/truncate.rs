@@ -11,7 +11,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Event, TextField};
 use crate::io::{is_blank, read_lines, without_bom, LineWriter, Sources};
 use crate::scrub::json::{classify, rewrite_values, LineKind};
-use crate::scrub::vouch::{self, Vouched};
+use crate::scrub::vouch::Vouched;
 use crate::scrub::Scrubber;
 use crate::truncate::{bound_text, FieldSet, TextTruncator, Truncator};
 
@@ -184,7 +184,7 @@ fn jsonl_line(t: &Truncator, stamped: &mut Stamped, line: &str, buf: &mut Vec<u8
         LineKind::Event { .. } if short => buf.extend_from_slice(line.as_bytes()),
         LineKind::Event { .. } => match serde_json::from_str::<Event>(line) {
             Ok(mut ev) => {
-                let scrubbed = vouched.is_some_and(|id| vouch::agrees(&ev, &line[id]));
+                let scrubbed = vouched.is_some_and(|v| v.covers(&ev, line));
                 let cut = match scrubbed {
                     true => t.truncate_scrubbed(&mut ev, &mut stamped.scrubber),
                     false => t.truncate_event(&mut ev),

@@ -10,7 +10,7 @@
 //!
 //! The lines are told apart in input order, by the event id at the start of the line, as
 //! `normalize` writes it, before they are parsed (on other threads); the parsed event then
-//! has to agree ([`agrees`]), so a line written otherwise is scrubbed.
+//! has to agree ([`Vouch::covers`]), so a line written otherwise is scrubbed.
 
 use std::collections::{HashSet, VecDeque};
 use std::ops::Range;
@@ -43,20 +43,19 @@ pub struct Vouched {
 }
 
 impl Vouched {
-    /// Whether the event of `line`, the next line of the input, needs no scrubbing: where
-    /// its event id is in the line when it does, if the parsed event [`agrees`] with it. A
-    /// session's start is read with `read` (once it looks like one) to learn whether it is
-    /// stamped.
-    pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> Option<Range<usize>> {
+    /// Whether the event of `line`, the next line of the input, needs no scrubbing, if the
+    /// parsed event agrees ([`Vouch::covers`]). A session's start is read with `read` (once
+    /// it looks like one) to learn whether it is stamped.
+    pub fn line(&mut self, line: &str, read: impl FnOnce(&str) -> Option<Event>) -> Option<Vouch> {
         let rest = line.strip_prefix(START)?;
-        let (end, escaped) = string_end(rest.as_bytes())?;
+        let end = crate::scan::string_end(rest.as_bytes(), 0)?;
         if rest[end..].starts_with(SUMMARY) {
             // Whatever its session's id: an escape in it stamps nothing, but ends as much.
             self.sessions.clear();
             self.order.clear();
             return None;
         }
-        if escaped {
+        if memchr::memchr(b'\\', &rest.as_bytes()[..end]).is_some() {
             return None;
         }
         let session = session_of(&rest[..end])?;
@@ -70,7 +69,7 @@ impl Vouched {
                 false => self.forget(session),
             }
         }
-        self.sessions.contains(session).then_some(START.len()..START.len() + end)
+        self.sessions.contains(session).then_some(Vouch(START.len()..START.len() + end))
     }
 
     fn remember(&mut self, session: &str) {
@@ -94,20 +93,6 @@ impl Vouched {
     }
 }
 
-/// Where the JSON string whose inside `s` begins ends (its closing quote), and whether it
-/// holds an escape.
-fn string_end(s: &[u8]) -> Option<(usize, bool)> {
-    let (mut at, mut escaped) = (0, false);
-    loop {
-        at += memchr::memchr2(b'"', b'\\', s.get(at..)?)?;
-        if s[at] == b'"' {
-            return Some((at, escaped));
-        }
-        escaped = true;
-        at += 2;
-    }
-}
-
 /// The session part of an event id, `{sessionId}:{turnId}:{seq}`.
 fn session_of(event_id: &str) -> Option<&str> {
     let (rest, _seq) = event_id.rsplit_once(':')?;
@@ -115,10 +100,17 @@ fn session_of(event_id: &str) -> Option<&str> {
     Some(session)
 }
 
-/// True when the parsed `event` has the id [`Vouched::line`] read from its line unparsed,
-/// `id`, and is of the session that id names.
-pub fn agrees(event: &Event, id: &str) -> bool {
-    event.event_id == id && session_of(id) == Some(event.session_id.as_str())
+/// A line vouched for: where its event id is in it, read unparsed.
+#[derive(Debug, Clone)]
+pub struct Vouch(Range<usize>);
+
+impl Vouch {
+    /// True when `event`, parsed from `line`, has the id read from the line unparsed and is
+    /// of the session that id names: then it needs no scrubbing.
+    pub fn covers(&self, event: &Event, line: &str) -> bool {
+        let id = &line[self.0.clone()];
+        event.event_id == id && session_of(id) == Some(event.session_id.as_str())
+    }
 }
 
 #[cfg(test)]
@@ -137,7 +129,7 @@ mod tests {
 
     /// Whether `v` vouches for `line`, as a reader decides once it is parsed.
     fn vouched(v: &mut Vouched, line: &str) -> bool {
-        v.line(line, read).is_some_and(|id| read(line).is_some_and(|e| agrees(&e, &line[id])))
+        v.line(line, read).is_some_and(|v| read(line).is_some_and(|e| v.covers(&e, line)))
     }
 
     fn stamped(session: &str, revision: &str) -> String {

@@ -466,7 +466,7 @@ fn input_of(h: &InputHealth) -> Input {
 
 /// Counts the scrub stage's markers (`[REDACTED:kind]`) in `s`.
 fn redactions_in(s: &str, tally: &mut super::tally::Tally) {
-    const MARK: &[u8] = b"[REDACTED:";
+    const MARK: &[u8] = crate::scrub::MARK.as_bytes();
     static FINDER: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(MARK));
     if s.len() < MARK.len() {
