@@ -573,19 +573,20 @@ impl Engine {
 
     // ------------------------------------------------------------ the rest ----
 
-    /// Assistant or user text.
-    pub fn text(&mut self, role: Role, delta: String, parent_id: Option<String>) {
+    /// Assistant or user text, the first piece of a block or the next as `piece` says
+    /// ([`Piece::First`] only where the provider says so).
+    pub fn text(&mut self, role: Role, delta: String, piece: Piece, parent_id: Option<String>) {
         if delta.is_empty() {
             return;
         }
         let vis = if role == Role::Assistant { Visibility::ALL } else { Visibility::DETAIL };
-        self.emit(Body::Text(Text { delta, role }), Meta::new(vis).parent(parent_id));
+        self.emit(Body::Text(Text { delta, role, piece }), Meta::new(vis).parent(parent_id));
     }
 
-    /// Thinking text.
-    pub fn reasoning(&mut self, delta: String, parent_id: Option<String>) {
+    /// Thinking text; `piece` as for [`Engine::text`].
+    pub fn reasoning(&mut self, delta: String, piece: Piece, parent_id: Option<String>) {
         if !delta.is_empty() {
-            self.emit(Body::Reasoning(Reasoning { delta }), Meta::new(Visibility::DETAIL).parent(parent_id));
+            self.emit(Body::Reasoning(Reasoning { delta, piece }), Meta::new(Visibility::DETAIL).parent(parent_id));
         }
     }
 

@@ -92,6 +92,9 @@ impl Delta for Staged {
     fn delta_mut(&mut self) -> &mut String {
         self.event.delta_mut()
     }
+    fn take_first_piece(&mut self) -> bool {
+        self.event.take_first_piece()
+    }
     fn touched(&mut self) {
         self.event.touched()
     }
@@ -110,7 +113,7 @@ impl Stages {
     /// Takes the next event; appends to `done` the events now decided, scrubbed and bounded,
     /// in order (none while a stream's tail is held, see [`Holder`]).
     pub fn apply(&mut self, event: Event, done: &mut Vec<Event>) {
-        self.streams.push(Staged { event, finished: false }, &mut self.ready);
+        self.hold(Staged { event, finished: false });
         self.finish_ready(done);
     }
 
@@ -127,14 +130,21 @@ impl Stages {
 
     /// Takes the next event and writes those now decided, each as one line.
     pub fn write<W: Write>(&mut self, event: Event, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.streams.push(Staged { event, finished: false }, &mut self.ready);
+        self.hold(Staged { event, finished: false });
         self.write_ready(out)
     }
 
     /// [`Stages::write`] for an event a [`Finish`] has scrubbed and bounded ([`Finish::alone`]).
     pub fn write_finished<W: Write>(&mut self, event: Event, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.streams.push(Staged { event, finished: true }, &mut self.ready);
+        self.hold(Staged { event, finished: true });
         self.write_ready(out)
+    }
+
+    /// Gives `staged` to the holder; a held tail that ended its block is scrubbed there, as
+    /// the end of its text.
+    fn hold(&mut self, staged: Staged) {
+        let scrub = &mut self.finish.scrub;
+        self.streams.push_sealing(staged, &mut self.ready, |tail| scrub.scrub_text(tail));
     }
 
     /// The input pauses: decides every held tail, unless the output must be reproducible

@@ -104,17 +104,18 @@ fn normalize_redacts_every_corpus_secret() {
         "normalize read the run: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Secrets as they would appear in the JSON output (escaped) and as they are.
-    let leaked: Vec<&str> = secrets
-        .iter()
-        .flat_map(|x| &x.secrets)
-        .filter(|s| {
-            let encoded = serde_json::to_string(s).unwrap();
-            events.contains(s.as_str()) || events.contains(&encoded[1..encoded.len() - 1])
-        })
-        .map(String::as_str)
-        .collect();
+    let leaked = leaked(&secrets, &events);
     assert!(leaked.is_empty(), "normalize let through: {leaked:?}");
+}
+
+/// The secrets of `secrets` that `events` shows, as they would appear in JSON output
+/// (escaped) or as they are.
+fn leaked<'a>(secrets: &'a [Secret], events: &str) -> Vec<&'a str> {
+    let shows = |s: &String| {
+        let encoded = serde_json::to_string(s).unwrap();
+        events.contains(s.as_str()) || events.contains(&encoded[1..encoded.len() - 1])
+    };
+    secrets.iter().flat_map(|x| &x.secrets).filter(|s| shows(s)).map(String::as_str).collect()
 }
 
 #[test]
@@ -552,5 +553,83 @@ fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
                 String::from_utf8(run("normalize", &["--max-bytes", &max.to_string()], input.as_bytes())).unwrap();
             assert!(!events.contains(value), "max {max}, cut at {shift} of the line: {events}");
         }
+    }
+}
+
+/// A secret that ends one block of text (a message, a content block) ends there, however
+/// the next block begins: every positive of the corpus, followed by a block that begins
+/// with a letter, in the dialects whose blocks the provider marks (Claude Code's messages,
+/// content blocks and partial deltas, Codex's items, Copilot CLI's message deltas). The
+/// holder once joined the next block to the held tail (`AKIA…QZUsing`), which is no key.
+/// And `scrub`, which knows nothing of blocks, changes nothing of what `normalize` wrote.
+#[test]
+fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
+    use serde_json::json;
+    let secrets: Vec<Secret> = corpus("scrub/secrets.jsonl");
+    let next = "Using it now.";
+    let lines = |v: Vec<serde_json::Value>| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let claude = |s: &str, i: usize, content: Vec<serde_json::Value>| json!({"type": "assistant", "message": {"id": format!("m{i}"), "role": "assistant", "content": content}, "session_id": s});
+    let text = |t: &str| json!({"type": "text", "text": t});
+    let stream = |s: &str, event: serde_json::Value| json!({"type": "stream_event", "event": event, "session_id": s});
+    let delta = |s: &str, t: &str| {
+        stream(s, json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": t}}))
+    };
+    let start = |s: &str| {
+        stream(s, json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}))
+    };
+    // Each positive is a run of its own, so that what one holds does not reach the next.
+    let init = |s: &str| json!({"type": "system", "subtype": "init", "session_id": s});
+    // A dialect's name, and its run of a positive's text (its index, the text).
+    type Runs<'a> = &'a dyn Fn(usize, &str) -> String;
+    let dialects: [(&str, Runs<'_>); 5] = [
+        ("claude, two messages", &|i, t| {
+            let s = format!("c{i}");
+            lines(vec![init(&s), claude(&s, 2 * i, vec![text(t)]), claude(&s, 2 * i + 1, vec![text(next)])])
+        }),
+        ("claude, two blocks", &|i, t| {
+            let s = format!("c{i}");
+            lines(vec![init(&s), claude(&s, i, vec![text(t), text(next)])])
+        }),
+        ("claude, partial", &|i, t| {
+            let s = format!("c{i}");
+            let half = t.char_indices().nth(t.chars().count() / 2).map_or(0, |(at, _)| at);
+            lines(vec![
+                init(&s),
+                stream(&s, json!({"type": "message_start", "message": {"id": format!("m{i}")}})),
+                start(&s),
+                delta(&s, &t[..half]),
+                delta(&s, &t[half..]),
+                stream(&s, json!({"type": "content_block_stop", "index": 0})),
+                start(&s),
+                delta(&s, next),
+            ])
+        }),
+        ("codex", &|i, t| {
+            let item = |n: usize, t: &str| json!({"type": "item.completed", "item": {"id": format!("i{n}"), "type": "agent_message", "text": t}});
+            lines(vec![
+                json!({"type": "thread.started", "thread_id": format!("t{i}")}),
+                json!({"type": "turn.started"}),
+                item(0, t),
+                item(1, next),
+                json!({"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}}),
+            ])
+        }),
+        ("copilot", &|i, t| {
+            let delta = |m: &str, t: &str| json!({"type": "assistant.message_delta", "data": {"messageId": m, "deltaContent": t}, "id": format!("e{i}{m}"), "timestamp": "2026-01-01T00:00:00.000Z"});
+            let prompt = json!({"type": "user.message", "data": {"content": "go"}, "id": format!("u{i}"), "timestamp": "2026-01-01T00:00:00.000Z"});
+            lines(vec![prompt, delta(&format!("a{i}"), t), delta(&format!("b{i}"), next)])
+        }),
+    ];
+    for (dialect, run_of) in dialects {
+        let input: String = secrets.iter().enumerate().map(|(i, x)| run_of(i, &x.text)).collect();
+        let out = bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input).output().unwrap();
+        let events = String::from_utf8(out.stdout).unwrap();
+        assert!(events.contains(next), "{dialect}: normalize read the runs: {}", String::from_utf8_lossy(&out.stderr));
+        let leaked = leaked(&secrets, &visible(&events));
+        assert!(leaked.is_empty(), "{dialect}: {} secrets let through: {leaked:?}", leaked.len());
+        assert!(
+            run("scrub", &[], events.as_bytes()) == events.as_bytes(),
+            "{dialect}: scrub changed normalize's output"
+        );
     }
 }

@@ -7,7 +7,7 @@
 //! split deltas changes nothing.
 
 use minicode_output::engine::clock::Clock;
-use minicode_output::event::{Body, ContextCompacted, Event, Reasoning, Role, Stream, Text, ToolOutput};
+use minicode_output::event::{Body, ContextCompacted, Event, Piece, Reasoning, Role, Stream, Text, ToolOutput};
 use minicode_output::pipeline::Stages;
 use minicode_output::projection::{render, Mode, Options};
 use minicode_output::provider::Provider;
@@ -46,7 +46,7 @@ fn written(events: &[Event]) -> (String, String) {
     let mut joined = String::new();
     for e in events {
         if let Body::Text(Text { delta, .. })
-        | Body::Reasoning(Reasoning { delta })
+        | Body::Reasoning(Reasoning { delta, .. })
         | Body::ToolOutput(ToolOutput { delta, .. }) = &e.body
         {
             joined.push_str(delta);
@@ -87,8 +87,8 @@ fn a_secret_split_in_two_at_every_position_is_redacted() {
             {
                 let reasoning = at % 2 == 1;
                 let body = |d: &str| match reasoning {
-                    false => Body::Text(Text { delta: d.to_owned(), role: Role::Assistant }),
-                    true => Body::Reasoning(Reasoning { delta: d.to_owned() }),
+                    false => Body::Text(Text { delta: d.to_owned(), role: Role::Assistant, piece: Piece::Next }),
+                    true => Body::Reasoning(Reasoning { delta: d.to_owned(), piece: Piece::Next }),
                 };
                 let mut out = Vec::new();
                 stages.apply(event(1, body(&x.text[..at])), &mut out);
@@ -151,8 +151,8 @@ fn a_secret_whose_context_is_on_another_line_is_redacted_split_in_three() {
 fn delta(kind: usize, d: &str) -> Body {
     let d = d.to_owned();
     match kind % 3 {
-        0 => Body::Text(Text { delta: d, role: Role::Assistant }),
-        1 => Body::Reasoning(Reasoning { delta: d }),
+        0 => Body::Text(Text { delta: d, role: Role::Assistant, piece: Piece::Next }),
+        1 => Body::Reasoning(Reasoning { delta: d, piece: Piece::Next }),
         _ => Body::ToolOutput(ToolOutput { tool_call_id: "call_1".into(), stream: Stream::Stdout, delta: d }),
     }
 }

@@ -4,7 +4,8 @@
 
 use minicode_output::bound::Keep;
 use minicode_output::event::{
-    Body, Event, Outcome, Raw, RawReason, Role, ShellResult, Stream, Text, ToolEnded, ToolKind, ToolOutput, ToolStarted,
+    Body, Event, Outcome, Piece, Raw, RawReason, Role, ShellResult, Stream, Text, ToolEnded, ToolKind, ToolOutput,
+    ToolStarted,
 };
 use minicode_output::truncate::Truncator;
 use predicates::prelude::*;
@@ -19,7 +20,7 @@ fn text() -> impl Strategy<Value = String> {
 
 fn body() -> impl Strategy<Value = Body> {
     prop_oneof![
-        text().prop_map(|delta| Body::Text(Text { delta, role: Role::Assistant })),
+        text().prop_map(|delta| Body::Text(Text { delta, role: Role::Assistant, piece: Piece::Next })),
         text().prop_map(|delta| Body::ToolOutput(ToolOutput {
             tool_call_id: "c1".into(),
             stream: Stream::Combined,
@@ -159,8 +160,11 @@ fn tool_output_keeps_its_tail_and_is_marked_truncated() {
 fn fields_choose_what_is_bounded() {
     let raw =
         serde_json::to_string(&event(1, Body::Raw(Raw { line: "r".repeat(100), reason: RawReason::NotJson }))).unwrap();
-    let text =
-        serde_json::to_string(&event(2, Body::Text(Text { delta: "t".repeat(100), role: Role::Assistant }))).unwrap();
+    let text = serde_json::to_string(&event(
+        2,
+        Body::Text(Text { delta: "t".repeat(100), role: Role::Assistant, piece: Piece::Next }),
+    ))
+    .unwrap();
     let out = bin("truncate")
         .args(["--max-bytes", "50", "--fields", "raw"])
         .write_stdin(format!("{raw}\n{text}\n"))
@@ -305,7 +309,10 @@ fn help_version_usage_errors_and_empty_input() {
 
 #[test]
 fn a_closed_stdout_is_a_quiet_exit() {
-    let line =
-        serde_json::to_string(&event(1, Body::Text(Text { delta: "y".repeat(500), role: Role::Assistant }))).unwrap();
+    let line = serde_json::to_string(&event(
+        1,
+        Body::Text(Text { delta: "y".repeat(500), role: Role::Assistant, piece: Piece::Next }),
+    ))
+    .unwrap();
     closed_stdout_is_quiet("truncate", &["--max-bytes", "100"], format!("{line}\n").repeat(20_000).into_bytes());
 }

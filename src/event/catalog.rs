@@ -125,6 +125,20 @@ impl Texts for TurnStarted {
     fn labels(&mut self, _: &mut dyn Relabel) {}
 }
 
+/// Where a text or reasoning delta stands in what the provider said: the first piece of a
+/// block (a message, a content block), or the next piece of the block before it. Canonical
+/// text has no block identity, so this is not written and a delta read back is a next piece;
+/// it tells the stages that a secret ending a block ended there
+/// ([`crate::scrub::stream::Holder`]), however the next block begins.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Piece {
+    /// Goes on with the delta before it, or nothing says otherwise.
+    #[default]
+    Next,
+    /// The provider says that a new block begins here.
+    First,
+}
+
 /// Payload of `text`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema), schemars(deny_unknown_fields))]
@@ -133,6 +147,9 @@ pub struct Text {
     pub delta: String,
     /// Who wrote it.
     pub role: Role,
+    /// Whether it begins a block of its role's text: not written (see [`Piece`]).
+    #[serde(skip)]
+    pub piece: Piece,
 }
 
 impl Texts for Text {
@@ -149,6 +166,9 @@ impl Texts for Text {
 pub struct Reasoning {
     /// Thinking text.
     pub delta: String,
+    /// Whether it begins a block of thinking: not written (see [`Piece`]).
+    #[serde(skip)]
+    pub piece: Piece,
 }
 
 impl Texts for Reasoning {

@@ -24,7 +24,7 @@ use serde_json::value::RawValue;
 
 use super::{LineError, Parse};
 use crate::engine::Engine;
-use crate::event::{ErrorCategory, ErrorInfo, PlanEntry, PlanStatus, Role, SessionStarted};
+use crate::event::{ErrorCategory, ErrorInfo, PlanEntry, PlanStatus, Piece, Role, SessionStarted};
 use exchange::{Request, QUIET_NOTIFICATIONS};
 use tool::Tools;
 use usage::CostTally;
@@ -251,7 +251,7 @@ impl Acp {
             SessionUpdate::UserMessageChunk { content } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     if engine.turn_is_open() {
-                        engine.text(Role::User, text.to_owned(), None);
+                        engine.text(Role::User, text.to_owned(), Piece::Next, None);
                     } else {
                         engine.turn_started(Some(text.to_owned())); // a replayed or echoed prompt
                     }
@@ -268,13 +268,13 @@ impl Acp {
                     if let Some(said) = self.system_error.as_mut() {
                         keep_said(said, text);
                     }
-                    engine.text(Role::Assistant, text.to_owned(), Meta::parent_tool_use_id(meta.as_ref()));
+                    engine.text(Role::Assistant, text.to_owned(), Piece::Next, Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
             SessionUpdate::AgentThoughtChunk { content, meta } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
-                    engine.reasoning(text.to_owned(), Meta::parent_tool_use_id(meta.as_ref()));
+                    engine.reasoning(text.to_owned(), Piece::Next, Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
             SessionUpdate::ToolCall(call) => {

@@ -28,7 +28,7 @@ use crate::engine::clock::parse_rfc3339;
 use crate::engine::{
     parse_exit_prefix, Engine, ExitSource, Recent, ToolStatus, Update,
 };
-use crate::event::{Decision, ErrorCategory, ErrorInfo, FileChange, Role, SessionStarted, Stream};
+use crate::event::{Decision, ErrorCategory, ErrorInfo, FileChange, Piece, Role, SessionStarted, Stream};
 use crate::provider::errors::api_retry;
 use result::Reported;
 use tasks::Tasks;
@@ -48,6 +48,8 @@ pub struct Claude {
     streamed: Recent,
     /// The message the current partial deltas belong to.
     streaming: Option<String>,
+    /// What the next partial delta is: the first of a content block after its start.
+    piece: Piece,
     /// A rejected tool whose meaning the next line decides: cancelled or denied.
     rejected: Option<String>,
     /// The user interrupted the run.
@@ -73,6 +75,7 @@ impl Claude {
             provider,
             streamed: Recent::new(16),
             streaming: None,
+            piece: Piece::Next,
             rejected: None,
             interrupted: false,
             edits: HashMap::new(),
@@ -264,8 +267,8 @@ impl Claude {
                 Block::Text { text } if synthetic || text.starts_with(QWEN_API_ERROR) => {
                     engine.warning(text, Some(category.as_str().to_owned()));
                 }
-                Block::Text { text } if !streamed => engine.text(Role::Assistant, text, parent.clone()),
-                Block::Thinking { thinking } if !streamed => engine.reasoning(thinking, parent.clone()),
+                Block::Text { text } if !streamed => engine.text(Role::Assistant, text, Piece::First, parent.clone()),
+                Block::Thinking { thinking } if !streamed => engine.reasoning(thinking, Piece::First, parent.clone()),
                 Block::ToolUse { id, name, input } => {
                     if tools::runs_in_background(&input) {
                         self.background.insert(id.clone(), ());
@@ -299,7 +302,7 @@ impl Claude {
                     if text.starts_with(INTERRUPTED) {
                         self.interrupted = true;
                     }
-                    engine.text(role, text, l.parent_tool_use_id.clone());
+                    engine.text(role, text, Piece::First, l.parent_tool_use_id.clone());
                 }
                 _ => {}
             }
@@ -408,14 +411,16 @@ impl Claude {
         let parent = l.parent_tool_use_id;
         match l.event {
             StreamEvent::MessageStart { message } => self.streaming = message.id,
+            StreamEvent::ContentBlockStart => self.piece = Piece::First,
             StreamEvent::ContentBlockDelta { delta } => {
                 engine.ensure_turn();
                 if let Some(id) = &self.streaming {
                     self.streamed.insert(id);
                 }
+                let piece = std::mem::take(&mut self.piece);
                 match delta {
-                    Delta::Text { text } => engine.text(Role::Assistant, text, parent),
-                    Delta::Thinking { thinking } => engine.reasoning(thinking, parent),
+                    Delta::Text { text } => engine.text(Role::Assistant, text, piece, parent),
+                    Delta::Thinking { thinking } => engine.reasoning(thinking, piece, parent),
                     Delta::Other => {}
                 }
             }

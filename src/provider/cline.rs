@@ -18,7 +18,7 @@ use super::tool_args::ToolNames;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{parse_exit_in, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
+use crate::event::{ErrorCategory, ErrorInfo, Outcome, Piece, Role, SessionStarted, Stream, ToolKind, Usage};
 use crate::provider::errors::provider_error;
 
 /// Cline CLI `--json`.
@@ -225,7 +225,7 @@ impl Cline {
                 self.enter(engine, None);
                 let text = c.text.unwrap_or_default();
                 self.streamed.push_str(&text);
-                engine.text(Role::Assistant, text, None);
+                engine.text(Role::Assistant, text, Piece::First, None);
             }
             Event::ContentEnd(c) if c.content_type == "text" => {
                 self.enter(engine, None);
@@ -233,7 +233,7 @@ impl Cline {
                 let seen = std::mem::take(&mut self.streamed);
                 let rest = whole.strip_prefix(seen.as_str()).unwrap_or(&whole);
                 if !rest.is_empty() {
-                    engine.text(Role::Assistant, rest.to_owned(), None);
+                    engine.text(Role::Assistant, rest.to_owned(), Piece::Next, None);
                 }
             }
             Event::ContentStart(c) if c.content_type == "tool" => {

@@ -12,7 +12,7 @@ use super::{LineError, Parse};
 use crate::provider::errors::provider_error;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
 use crate::event::{
-    FileChange, Outcome, PlanEntry, PlanStatus, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage,
+    FileChange, Outcome, PlanEntry, PlanStatus, Piece, Role, SessionStarted, Stream, ToolKind, ToolStarted, Usage,
 };
 
 /// The Codex parser.
@@ -191,8 +191,8 @@ fn item_event(engine: &mut Engine, item: Item, phase: Phase, line: &str) -> Resu
     let id = item.id;
     engine.ensure_turn();
     match item.kind {
-        ItemKind::AgentMessage { text } if phase == Phase::Completed => engine.text(Role::Assistant, text, None),
-        ItemKind::Reasoning { text } if phase == Phase::Completed => engine.reasoning(text, None),
+        ItemKind::AgentMessage { text } if phase == Phase::Completed => engine.text(Role::Assistant, text, Piece::First, None),
+        ItemKind::Reasoning { text } if phase == Phase::Completed => engine.reasoning(text, Piece::First, None),
         ItemKind::AgentMessage { .. } | ItemKind::Reasoning { .. } => {}
         ItemKind::CommandExecution { command, aggregated_output, exit_code, status } => {
             let command = unwrap_shell(&command);

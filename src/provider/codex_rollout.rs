@@ -23,7 +23,7 @@ use super::codex::{call, change_of, end_of, ended, start, unwrap_shell, WireUsag
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{parse_exit_in, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{Outcome, Role, SessionStarted, Stream, ToolKind, ToolStarted};
+use crate::event::{Outcome, Piece, Role, SessionStarted, Stream, ToolKind, ToolStarted};
 use crate::provider::errors::provider_error;
 
 /// Codex rollouts under `~/.codex/sessions/`.
@@ -358,16 +358,16 @@ impl Rollout {
                 if std::mem::take(&mut self.turn_pending) || !engine.turn_is_open() {
                     engine.turn_started(Some(text));
                 } else {
-                    engine.text(Role::User, text, None);
+                    engine.text(Role::User, text, Piece::First, None);
                 }
             }
             Item::AgentMessage { content } => {
                 self.enter(engine);
-                engine.text(Role::Assistant, joined(content), None);
+                engine.text(Role::Assistant, joined(content), Piece::First, None);
             }
             Item::Reasoning { content } => {
                 self.enter(engine);
-                engine.reasoning(joined(content), None);
+                engine.reasoning(joined(content), Piece::First, None);
             }
             Item::CommandExecution { id, command, status, aggregated_output, exit_code } => {
                 self.enter(engine);

@@ -19,7 +19,7 @@ use super::tool_args::ToolNames;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream, ToolKind};
 use crate::provider::errors::provider_error;
 
 /// GitHub Copilot CLI `--output-format json`.
@@ -225,17 +225,17 @@ impl Parse for Copilot {
             "assistant.message_delta" => {
                 let d: Delta = serde_json::from_value(body).map_err(shape)?;
                 self.enter(engine);
-                if let Some(id) = d.message_id {
-                    self.streamed.insert(id);
-                }
-                engine.text(Role::Assistant, d.delta_content, None);
+                // A message's first delta begins its block: the message id says which it is.
+                let first = d.message_id.is_some_and(|id| self.streamed.insert(id));
+                let piece = if first { Piece::First } else { Piece::Next };
+                engine.text(Role::Assistant, d.delta_content, piece, None);
             }
             "assistant.message" => {
                 let m: Message = serde_json::from_value(body).map_err(shape)?;
                 self.enter(engine);
                 let streamed = m.message_id.as_ref().is_some_and(|id| self.streamed.remove(id));
                 if !streamed && !m.content.is_empty() {
-                    engine.text(Role::Assistant, m.content, None);
+                    engine.text(Role::Assistant, m.content, Piece::First, None);
                 }
             }
             "tool.execution_start" => {

@@ -17,7 +17,7 @@ use serde_json::{Map, Value};
 use super::tool_args::ToolNames;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream, ToolKind};
 use crate::provider::errors::provider_error;
 
 /// Cursor agent `--output-format stream-json`.
@@ -146,7 +146,7 @@ impl Parse for Cursor {
             Wire::Assistant { message, session_id } => {
                 engine.enter_session(session_id.as_deref(), PROVIDER);
                 engine.ensure_turn();
-                engine.text(Role::Assistant, message.text(), None);
+                engine.text(Role::Assistant, message.text(), Piece::Next, None);
             }
             Wire::ToolCall { subtype, call_id, tool_call, session_id } => {
                 engine.enter_session(session_id.as_deref(), PROVIDER);

@@ -15,7 +15,7 @@ use super::tool_args::{target, ToolNames};
 use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{parse_exit_in, Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream, ToolKind};
 use crate::provider::errors::provider_error;
 
 /// Factory droid `exec --output-format stream-json`.
@@ -149,7 +149,7 @@ impl Parse for Droid {
                     "user" => engine.turn_started(Some(text)),
                     _ => {
                         engine.ensure_turn();
-                        engine.text(Role::Assistant, text, None);
+                        engine.text(Role::Assistant, text, Piece::First, None);
                     }
                 }
             }

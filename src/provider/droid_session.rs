@@ -22,7 +22,7 @@ use super::usage::AnthropicUsage;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{Engine, UsageScope};
-use crate::event::{Outcome, Role, SessionStarted};
+use crate::event::{Outcome, Piece, Role, SessionStarted};
 
 /// droid's session files.
 pub(super) const DIALECT: Dialect = Dialect {
@@ -172,11 +172,11 @@ impl DroidSession {
                 Block::Text { text } if user => engine.turn_started(Some(text)),
                 Block::Text { text } => {
                     engine.ensure_turn();
-                    engine.text(Role::Assistant, text, None);
+                    engine.text(Role::Assistant, text, Piece::First, None);
                 }
                 Block::Thinking { thinking } => {
                     engine.ensure_turn();
-                    engine.reasoning(thinking, None);
+                    engine.reasoning(thinking, Piece::First, None);
                 }
                 Block::ToolUse { id, name, input } => {
                     engine.ensure_turn();

@@ -15,7 +15,7 @@ use super::{LineError, Parse};
 use crate::engine::clock::parse_rfc3339;
 use crate::provider::errors::provider_error;
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream, ToolKind, Usage};
 
 /// The Gemini CLI parser.
 #[derive(Debug, Default)]
@@ -167,7 +167,7 @@ impl Parse for Gemini {
                 engine.ensure_turn();
                 let new = if delta { content } else { self.unseen(content) };
                 self.streamed.push_str(&new);
-                engine.text(Role::Assistant, new, None);
+                engine.text(Role::Assistant, new, Piece::Next, None);
             }
             Wire::ToolUse { tool_name, tool_id, parameters } => {
                 engine.ensure_turn();

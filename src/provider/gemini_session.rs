@@ -25,7 +25,7 @@ use super::usage::cache_inclusive;
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::clock::parse_rfc3339;
 use crate::engine::{parse_exit_in, Engine, ExitSource, Recent, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream};
 
 /// Gemini CLI's session files.
 pub(super) const DIALECT: Dialect = Dialect {
@@ -204,9 +204,9 @@ impl GeminiSession {
         engine.ensure_turn();
         for t in r.thoughts {
             let text = if t.subject.is_empty() { t.description } else { format!("{}\n{}", t.subject, t.description) };
-            engine.reasoning(text, None);
+            engine.reasoning(text, Piece::First, None);
         }
-        engine.text(Role::Assistant, text_of(&r.content), None);
+        engine.text(Role::Assistant, text_of(&r.content), Piece::First, None);
         if let Some(t) = r.tokens {
             // The input count holds the cached tokens.
             engine.usage(cache_inclusive(t.input, t.output, t.cached, None), UsageScope::Increment);

@@ -11,7 +11,7 @@ use super::tool_args::{target, ToolNames};
 use super::{LineError, Parse};
 use crate::provider::errors::{api_retry, output_limit, provider_error};
 use crate::engine::{Engine, ExitSource, ToolContext, ToolStatus, Update, UsageScope};
-use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Role, SessionStarted, Stream, ToolKind, Usage};
+use crate::event::{ErrorCategory, ErrorInfo, FileChange, Outcome, Piece, Role, SessionStarted, Stream, ToolKind, Usage};
 
 /// The OpenCode parser (also its forks': Kilo Code).
 #[derive(Debug)]
@@ -385,11 +385,11 @@ impl OpenCode {
         match part {
             Part::Text(part) => {
                 let parent = parent_of(engine, part.session_id.as_deref());
-                engine.text(Role::Assistant, part.text, parent);
+                engine.text(Role::Assistant, part.text, Piece::First, parent);
             }
             Part::Reasoning(part) => {
                 let parent = parent_of(engine, part.session_id.as_deref());
-                engine.reasoning(part.text, parent);
+                engine.reasoning(part.text, Piece::First, parent);
             }
             Part::Tool(part) => self.tool_use(engine, part),
             Part::Compaction { auto } => engine.compacted(if auto { "auto" } else { "manual" }.into()),

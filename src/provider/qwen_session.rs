@@ -23,7 +23,7 @@ use super::claude::{is_permission_denial, Claude, Entry, QWEN};
 use super::transcript::{spawner, Chain, Notification, Opening, Place, Reader, Reading, Record, Turn};
 use super::{Claim, Dialect, LineError, Parse, Probe};
 use crate::engine::{Engine, ExitSource, UsageScope};
-use crate::event::{Role, SessionStarted, Usage};
+use crate::event::{Piece, Role, SessionStarted, Usage};
 
 /// Qwen Code session transcripts.
 pub(super) const DIALECT: Dialect = Dialect {
@@ -157,7 +157,7 @@ impl Reader for QwenReader {
                 if let Some(n) = Notification::parse(&said) {
                     // Qwen's stream shows the notification as the user's message too.
                     if let Some(summary) = n.summary {
-                        engine.text(Role::User, summary.to_owned(), None);
+                        engine.text(Role::User, summary.to_owned(), Piece::First, None);
                     }
                     n.link(engine);
                     self.inner.read(&n.as_stream_line(), engine, entry)?;

@@ -14,6 +14,11 @@
 //! ([`MAX_WAITING`]) and by bytes ([`MAX_WAITING_BYTES`]). Text only moves from an event to a later one of the same stream when a
 //! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
 //! event whose text all moved on keeps an empty delta (its id and provenance stay).
+//!
+//! A delta that begins a new block of its stream ([`Piece::First`], where the provider says
+//! so) is still joined to the held tail, as a second scrub of the output would join it, but
+//! the tail is first scrubbed as the end of its block ([`Holder::push_sealing`]): `AKIA…`
+//! ending one message and `Using…` beginning the next make no longer run that is no key.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -21,7 +26,7 @@ use super::detect::Detector;
 use super::lead::Walks;
 use crate::bound::ceil_boundary;
 use crate::engine::clock::Clock;
-use crate::event::{Body, Event, Role, Stream};
+use crate::event::{Body, Event, Piece, Role, Stream};
 
 /// The longest tail held for a stream: longer than a 4096-bit RSA key in PEM and than the
 /// reach of a keyword-anchored rule on its line.
@@ -189,6 +194,13 @@ pub trait Delta {
     fn ends_blocks(&self) -> bool;
     /// The delta text (called only when [`Delta::stream`] is `Some`).
     fn delta_mut(&mut self) -> &mut String;
+    /// True when the delta begins a new block of its stream ([`Piece::First`]): a secret
+    /// that ended the block before it ended there, whatever this one begins with. The item
+    /// forgets it: past the holder it means nothing, and the item is then what it reads
+    /// back as from its line.
+    fn take_first_piece(&mut self) -> bool {
+        false
+    }
     /// Told that the holder changed the delta.
     fn touched(&mut self) {}
     /// About how many bytes the item holds while it waits, for [`MAX_WAITING_BYTES`].
@@ -236,6 +248,15 @@ impl Delta for Event {
 
     fn ends_blocks(&self) -> bool {
         !matches!(self.body, Body::Usage(_))
+    }
+
+    fn take_first_piece(&mut self) -> bool {
+        let piece = match &mut self.body {
+            Body::Text(t) => &mut t.piece,
+            Body::Reasoning(r) => &mut r.piece,
+            _ => return false,
+        };
+        std::mem::take(piece) == Piece::First
     }
 
     fn delta_mut(&mut self) -> &mut String {
@@ -311,7 +332,16 @@ impl<T: Delta> Holder<T> {
     }
 
     /// Takes the next item; appends to `ready` the items now decided, in order.
-    pub fn push(&mut self, mut item: T, ready: &mut Vec<T>) {
+    pub fn push(&mut self, item: T, ready: &mut Vec<T>) {
+        self.push_sealing(item, ready, |_| ());
+    }
+
+    /// [`Holder::push`], which calls `seal` on the held tail of the item's stream when the
+    /// item begins a new block ([`Delta::take_first_piece`]): the tail ended its block, so `seal`
+    /// scrubs it as an end, and the item's text is joined to what that left. It is still
+    /// joined, so that the text is cut between events as a second scrub of the output
+    /// (which knows nothing of blocks) cuts it.
+    pub fn push_sealing(&mut self, mut item: T, ready: &mut Vec<T>, mut seal: impl FnMut(&mut String)) {
         match item.stream() {
             None => {
                 if item.ends_blocks() {
@@ -325,15 +355,22 @@ impl<T: Delta> Holder<T> {
             }
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
+                let first = item.take_first_piece();
                 let (mut scan, mut seen) = (Scan::default(), 0);
                 if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];
                     let (_, cut, tail_scan) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
                     let mut joined = delta.split_off(cut);
-                    let tail = joined.len();
+                    // A sealed tail changed: it is looked at again whole (it is short).
+                    let tail = if first {
+                        seal(&mut joined);
+                        0
+                    } else {
+                        scan = tail_scan;
+                        joined.len()
+                    };
                     joined.push_str(&text);
-                    scan = tail_scan;
                     // Only the new text (and a little before it) is looked at: see `Scan`.
                     let decided = scan.hold_from(&joined, tail);
                     scan.shift(decided);
@@ -508,6 +545,32 @@ mod tests {
             ready.iter().any(|i| i.delta.as_deref() == Some("key=ghp_abcdef")),
             "the token came whole in one event"
         );
+    }
+
+    #[test]
+    fn a_tail_that_ended_its_block_is_sealed_then_joined() {
+        let event = |delta: &str, piece| {
+            let line = r#"{"schema":"minicode.output.v1","eventId":"s:1:1","type":"text","sessionId":"s","payload":{"delta":"","role":"assistant"}}"#;
+            let mut event = Event::from_json(line, false).unwrap();
+            event.body = Body::Text(crate::event::Text { delta: delta.into(), role: Role::Assistant, piece });
+            event
+        };
+        for (piece, sealed) in [(Piece::First, true), (Piece::Next, false)] {
+            let mut holder = Holder::new(Pauses::Wait);
+            let (mut ready, mut seals) = (Vec::new(), Vec::new());
+            let mut seal = |tail: &mut String| {
+                seals.push(tail.clone());
+                *tail = tail.replace("ghp_abc", "[X]");
+            };
+            holder.push_sealing(event("see ghp_abc", Piece::First), &mut ready, &mut seal);
+            holder.push_sealing(event("Next words", piece), &mut ready, &mut seal);
+            holder.decide_all(&mut ready);
+            let deltas: Vec<String> = ready.iter_mut().map(|e| e.delta_mut().clone()).collect();
+            let text = if sealed { "see [X]Next words" } else { "see ghp_abcNext words" };
+            assert_eq!(deltas.concat(), text, "{piece:?}");
+            assert_eq!(seals, if sealed { vec!["see ghp_abc"] } else { vec![] }, "{piece:?}");
+            assert!(ready.iter_mut().all(|e| !e.take_first_piece()), "the pieces are forgotten");
+        }
     }
 
     #[test]

@@ -143,11 +143,19 @@ impl<'de> DeserializeSeed<'de> for PayloadSeed<'_, 'de> {
         Ok(match self.0 {
             Kind::Text => {
                 let t = TextView::deserialize(d)?;
-                Payload::Read(Body::Text(Text { delta: String::new(), role: t.role }), None, [Some(t.delta), None])
+                Payload::Read(
+                    Body::Text(Text { delta: String::new(), role: t.role, piece: Piece::Next }),
+                    None,
+                    [Some(t.delta), None],
+                )
             }
             Kind::Reasoning => {
                 let t = DeltaView::deserialize(d)?;
-                Payload::Read(Body::Reasoning(Reasoning { delta: String::new() }), None, [Some(t.delta), None])
+                Payload::Read(
+                    Body::Reasoning(Reasoning { delta: String::new(), piece: Piece::Next }),
+                    None,
+                    [Some(t.delta), None],
+                )
             }
             Kind::ToolOutput => {
                 let t = ToolOutputView::deserialize(d)?;

@@ -108,7 +108,7 @@ fn usage_repeated_on_several_lines_counts_once_and_unknown_stays_unknown() {
 
 #[test]
 fn without_a_record_redactions_are_counted_from_the_markers() {
-    let text = |t: &str| Body::Text(Text { delta: t.into(), role: Role::Assistant });
+    let text = |t: &str| Body::Text(Text { delta: t.into(), role: Role::Assistant, piece: Piece::Next });
     let events = vec![
         ev("s1", 1, 1, text("token [REDACTED:github-token] and [REDACTED:aws-key] [REDACTED:github-token]")),
         ev("s1", 1, 2, text("not one: [REDACTED:] [REDACTED:a b] [REDACTED:open")),

@@ -413,6 +413,7 @@ pub(super) struct Denial {
 #[serde(try_from = "RawStreamEvent")]
 pub(super) enum StreamEvent {
     MessageStart { message: StreamMessage },
+    ContentBlockStart,
     ContentBlockDelta { delta: Delta },
     Other,
 }
@@ -449,6 +450,7 @@ impl TryFrom<RawStreamEvent> for StreamEvent {
     fn try_from(e: RawStreamEvent) -> std::result::Result<StreamEvent, String> {
         Ok(match e.kind.as_str() {
             "message_start" => StreamEvent::MessageStart { message: required(e.message, "message")? },
+            "content_block_start" => StreamEvent::ContentBlockStart,
             "content_block_delta" => {
                 let d: RawDelta = required(e.delta, "delta")?;
                 let kind: String = required(d.kind, "type")?;

@@ -131,7 +131,7 @@ fn events_of(tag: &str, ops: &[Op], rec: Option<Record>) -> Vec<Event> {
                 (
                     s,
                     match k / 3 {
-                        0 => Body::Text(Text { delta, role: Role::Assistant }),
+                        0 => Body::Text(Text { delta, role: Role::Assistant, piece: Piece::Next }),
                         _ => Body::ToolOutput(ToolOutput { tool_call_id: "t".into(), stream: Stream::Stdout, delta }),
                     },
                 )
