@@ -559,7 +559,8 @@ fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
 /// A secret that ends one block of text (a message, a content block) ends there, however
 /// the next block begins: every positive of the corpus, followed by a block that begins
 /// with a letter, in the dialects whose blocks the provider marks (Claude Code's messages,
-/// content blocks and partial deltas, Codex's items, Copilot CLI's message deltas). The
+/// content blocks and partial deltas, Codex's items, Copilot CLI's message deltas, ACP's
+/// message chunks by `messageId`), some of them with the secret's block in two pieces. The
 /// holder once joined the next block to the held tail (`AKIA…QZUsing`), which is no key.
 /// And `scrub`, which knows nothing of blocks, changes nothing of what `normalize` wrote.
 #[test]
@@ -581,7 +582,7 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
     let init = |s: &str| json!({"type": "system", "subtype": "init", "session_id": s});
     // A dialect's name, and its run of a positive's text (its index, the text).
     type Runs<'a> = &'a dyn Fn(usize, &str) -> String;
-    let dialects: [(&str, Runs<'_>); 5] = [
+    let dialects: [(&str, Runs<'_>); 6] = [
         ("claude, two messages", &|i, t| {
             let s = format!("c{i}");
             lines(vec![init(&s), claude(&s, 2 * i, vec![text(t)]), claude(&s, 2 * i + 1, vec![text(next)])])
@@ -618,6 +619,11 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
             let delta = |m: &str, t: &str| json!({"type": "assistant.message_delta", "data": {"messageId": m, "deltaContent": t}, "id": format!("e{i}{m}"), "timestamp": "2026-01-01T00:00:00.000Z"});
             let prompt = json!({"type": "user.message", "data": {"content": "go"}, "id": format!("u{i}"), "timestamp": "2026-01-01T00:00:00.000Z"});
             lines(vec![prompt, delta(&format!("a{i}"), t), delta(&format!("b{i}"), next)])
+        }),
+        ("acp", &|i, t| {
+            let chunk = |m: &str, t: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": format!("x{i}"), "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}, "messageId": m}}});
+            let half = t.char_indices().nth(t.chars().count() / 2).map_or(0, |(at, _)| at);
+            lines(vec![chunk("a", &t[..half]), chunk("a", &t[half..]), chunk("b", next)])
         }),
     ];
     for (dialect, run_of) in dialects {

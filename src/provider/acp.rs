@@ -51,6 +51,9 @@ pub struct Acp {
     cost: CostTally,
     /// The agent said it is logged out before any session started: said once one starts.
     logged_out: Option<String>,
+    /// The session and `messageId` of the last agent message chunk and of the last thought
+    /// chunk: a chunk with another begins a new message ([`Piece::First`]).
+    messages: [Option<(Option<String>, String)>; 2],
 }
 
 /// How much of the agent's text after a system error is kept as the error's message.
@@ -163,6 +166,19 @@ impl Acp {
         }
     }
 
+    /// Where a chunk of `kind` (0: message, 1: thought) of `session` with `message_id`
+    /// stands in its message: the first piece when the id is new. A chunk without one goes
+    /// on, as chunks did before agents said which message they belong to.
+    fn piece(&mut self, kind: usize, session: &Option<String>, message_id: Option<String>) -> Piece {
+        let Some(id) = message_id else { return Piece::Next };
+        let last = &mut self.messages[kind];
+        if last.as_ref().is_some_and(|(s, m)| s == session && *m == id) {
+            return Piece::Next;
+        }
+        *last = Some((session.clone(), id));
+        Piece::First
+    }
+
     /// Makes `id` the current session, starting it on first sight.
     fn enter_session(&mut self, engine: &mut Engine, id: Option<&str>) {
         match id {
@@ -257,7 +273,7 @@ impl Acp {
                     }
                 }
             }
-            SessionUpdate::AgentMessageChunk { content, meta } => {
+            SessionUpdate::AgentMessageChunk { content, meta, message_id } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
                     if Meta::is_claude_warning(meta.as_ref()) {
@@ -268,13 +284,15 @@ impl Acp {
                     if let Some(said) = self.system_error.as_mut() {
                         keep_said(said, text);
                     }
-                    engine.text(Role::Assistant, text.to_owned(), Piece::Next, Meta::parent_tool_use_id(meta.as_ref()));
+                    let piece = self.piece(0, &p.session_id, message_id);
+                    engine.text(Role::Assistant, text.to_owned(), piece, Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
-            SessionUpdate::AgentThoughtChunk { content, meta } => {
+            SessionUpdate::AgentThoughtChunk { content, meta, message_id } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
-                    engine.reasoning(text.to_owned(), Piece::Next, Meta::parent_tool_use_id(meta.as_ref()));
+                    let piece = self.piece(1, &p.session_id, message_id);
+                    engine.reasoning(text.to_owned(), piece, Meta::parent_tool_use_id(meta.as_ref()));
                 }
             }
             SessionUpdate::ToolCall(call) => {

@@ -67,11 +67,16 @@ pub(super) enum SessionUpdate {
         content: ContentBlock,
         #[serde(rename = "_meta", default, deserialize_with = "lenient")]
         meta: Option<Meta>,
+        /// Shared by the chunks of one message: a new id begins a new message.
+        #[serde(rename = "messageId", default, deserialize_with = "lenient")]
+        message_id: Option<String>,
     },
     AgentThoughtChunk {
         content: ContentBlock,
         #[serde(rename = "_meta", default, deserialize_with = "lenient")]
         meta: Option<Meta>,
+        #[serde(rename = "messageId", default, deserialize_with = "lenient")]
+        message_id: Option<String>,
     },
     ToolCall(ToolCall),
     ToolCallUpdate(ToolCall),
