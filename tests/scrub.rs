@@ -639,3 +639,97 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
         );
     }
 }
+
+/// Where a block begins is taken from what the provider says of each block, and only there:
+/// pieces of one block are never scrubbed apart (a password split over two of Cline's
+/// `content_start`s, or over Claude Code deltas with another block's start between them,
+/// was redacted only up to the split), and a new block's start is not lost on an empty or
+/// non-text delta before its text (Claude Code, Copilot CLI) or on a block that comes only
+/// as Cline's `content_end`. Found by an adversarial probe of the change.
+#[test]
+fn a_block_begins_where_the_provider_says_and_only_there() {
+    use serde_json::json;
+    let lines = |v: Vec<serde_json::Value>| v.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let cline = |kind: &str, text: &str| json!({"ts": "2026-12-01T18:35:10.285Z", "type": "agent_event", "event": {"type": kind, "contentType": "text", "text": text}});
+    let cline_run = |events: Vec<serde_json::Value>| {
+        let mut run = vec![
+            json!({"ts": "2026-12-01T18:35:09.494Z", "type": "hook_event", "hookEventName": "agent_start", "agentId": "agent_1", "taskId": "conv_1", "parentAgentId": null}),
+            json!({"ts": "2026-12-01T18:35:09.520Z", "type": "agent_event", "event": {"type": "iteration_start", "iteration": 1}}),
+        ];
+        run.extend(events);
+        lines(run)
+    };
+    let stream = |event: serde_json::Value, parent: Option<&str>| json!({"type": "stream_event", "event": event, "session_id": "c1", "parent_tool_use_id": parent});
+    let start = |kind: &str, parent| {
+        stream(json!({"type": "content_block_start", "index": 0, "content_block": {"type": kind}}), parent)
+    };
+    let delta = |kind: &str, text: &str, parent| {
+        let field = if kind == "thinking_delta" { "thinking" } else { "text" };
+        stream(json!({"type": "content_block_delta", "index": 0, "delta": {"type": kind, field: text}}), parent)
+    };
+    let claude_run = |events: Vec<serde_json::Value>| {
+        let mut run = vec![
+            json!({"type": "system", "subtype": "init", "session_id": "c1"}),
+            stream(json!({"type": "message_start", "message": {"id": "m1"}}), None),
+        ];
+        run.extend(events);
+        lines(run)
+    };
+    let copilot = |message: &str, text: &str| json!({"type": "assistant.message_delta", "data": {"messageId": message, "deltaContent": text}, "id": format!("e{message}{}", text.len()), "timestamp": "2026-01-01T00:00:00.000Z"});
+    let cases = [
+        (
+            "cline, one block in two content_starts",
+            cline_run(vec![
+                cline("content_start", "Set password: hunter2"),
+                cline("content_start", "xyzQ9 and go."),
+                cline("content_end", "Set password: hunter2xyzQ9 and go."),
+            ]),
+            "xyzQ9",
+        ),
+        (
+            "cline, a block only in its content_end",
+            cline_run(vec![cline("content_end", "key: AKIA3U23XXWXN4WGI4QZ"), cline("content_end", "Using it now.")]),
+            "AKIA3U23XXWXN4WGI4QZ",
+        ),
+        (
+            "claude, another block's start inside a text block",
+            claude_run(vec![
+                start("text", None),
+                delta("text_delta", "  password: rsg@G7l0Nt", None),
+                start("thinking", None),
+                start("text", Some("toolu_1")),
+                delta("text_delta", "nOvSm93 end", None),
+            ]),
+            "nOvSm93",
+        ),
+        (
+            "claude, an empty and a citation delta before a block's text",
+            claude_run(vec![
+                start("text", None),
+                delta("text_delta", "key: AKIA3U23XXWXN4WGI4QZ", None),
+                start("text", None),
+                delta("citations_delta", "", None),
+                delta("text_delta", "", None),
+                delta("text_delta", "Using it now.", None),
+            ]),
+            "AKIA3U23XXWXN4WGI4QZ",
+        ),
+        (
+            "copilot, an empty delta first in a message",
+            lines(vec![
+                json!({"type": "user.message", "data": {"content": "go"}, "id": "u", "timestamp": "2026-01-01T00:00:00.000Z"}),
+                copilot("m1", "key: AKIA3U23XXWXN4WGI4QZ"),
+                copilot("m2", ""),
+                copilot("m2", "Using it now."),
+            ]),
+            "AKIA3U23XXWXN4WGI4QZ",
+        ),
+    ];
+    for (case, input, secret) in cases {
+        let out = bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input).output().unwrap();
+        let events = String::from_utf8(out.stdout).unwrap();
+        assert!(events.contains("[REDACTED:"), "{case}: nothing redacted: {events}");
+        assert!(!events.contains(secret), "{case}: {secret} let through: {events}");
+        assert!(run("scrub", &[], events.as_bytes()) == events.as_bytes(), "{case}: scrub changed normalize's output");
+    }
+}

@@ -38,6 +38,9 @@ use wire::{
     ToolUseResult, UserLine, Wire,
 };
 
+/// The most content blocks begun and waiting for their first delta that are remembered.
+const BEGUN: usize = 16;
+
 /// The Claude Code parser (also Qwen Code's).
 #[derive(Debug)]
 pub struct Claude {
@@ -48,8 +51,10 @@ pub struct Claude {
     streamed: Recent,
     /// The message the current partial deltas belong to.
     streaming: Option<String>,
-    /// What the next partial delta is: the first of a content block after its start.
-    piece: Piece,
+    /// Text and thinking blocks begun (`content_block_start`) whose first delta has not come,
+    /// by the call they belong to (`None`: the main agent) and whether they are thinking:
+    /// that delta is the first piece of its block. A few: blocks stream one after another.
+    begun: Vec<(Option<String>, bool)>,
     /// A rejected tool whose meaning the next line decides: cancelled or denied.
     rejected: Option<String>,
     /// The user interrupted the run.
@@ -75,7 +80,7 @@ impl Claude {
             provider,
             streamed: Recent::new(16),
             streaming: None,
-            piece: Piece::Next,
+            begun: Vec::new(),
             rejected: None,
             interrupted: false,
             edits: HashMap::new(),
@@ -407,21 +412,47 @@ impl Claude {
         engine.tool_ended(id, status, error);
     }
 
+    /// Where a partial delta of `parent`'s text (or thinking) stands in its block: the first
+    /// piece when its block's start is waiting for it.
+    fn piece(&mut self, parent: &Option<String>, thinking: bool) -> Piece {
+        match self.begun.iter().position(|(p, t)| p == parent && *t == thinking) {
+            Some(at) => {
+                self.begun.remove(at);
+                Piece::First
+            }
+            None => Piece::Next,
+        }
+    }
+
     fn stream_event(&mut self, l: StreamLine, engine: &mut Engine) {
         let parent = l.parent_tool_use_id;
         match l.event {
             StreamEvent::MessageStart { message } => self.streaming = message.id,
-            StreamEvent::ContentBlockStart => self.piece = Piece::First,
+            StreamEvent::ContentBlockStart { thinking: Some(thinking) } => {
+                let block = (parent, thinking);
+                if !self.begun.contains(&block) {
+                    if self.begun.len() == BEGUN {
+                        self.begun.remove(0);
+                    }
+                    self.begun.push(block);
+                }
+            }
+            StreamEvent::ContentBlockStart { thinking: None } => {}
             StreamEvent::ContentBlockDelta { delta } => {
                 engine.ensure_turn();
                 if let Some(id) = &self.streaming {
                     self.streamed.insert(id);
                 }
-                let piece = std::mem::take(&mut self.piece);
                 match delta {
-                    Delta::Text { text } => engine.text(Role::Assistant, text, piece, parent),
-                    Delta::Thinking { thinking } => engine.reasoning(thinking, piece, parent),
-                    Delta::Other => {}
+                    Delta::Text { text } if !text.is_empty() => {
+                        let piece = self.piece(&parent, false);
+                        engine.text(Role::Assistant, text, piece, parent);
+                    }
+                    Delta::Thinking { thinking } if !thinking.is_empty() => {
+                        let piece = self.piece(&parent, true);
+                        engine.reasoning(thinking, piece, parent);
+                    }
+                    _ => {}
                 }
             }
             StreamEvent::Other => {}

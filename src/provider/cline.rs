@@ -224,8 +224,11 @@ impl Cline {
             Event::ContentStart(c) if c.content_type == "text" => {
                 self.enter(engine, None);
                 let text = c.text.unwrap_or_default();
+                // A block streams as several `content_start`s, then its `content_end`: the
+                // first piece is the first that brings text.
+                let piece = if self.streamed.is_empty() { Piece::First } else { Piece::Next };
                 self.streamed.push_str(&text);
-                engine.text(Role::Assistant, text, Piece::First, None);
+                engine.text(Role::Assistant, text, piece, None);
             }
             Event::ContentEnd(c) if c.content_type == "text" => {
                 self.enter(engine, None);
@@ -233,7 +236,8 @@ impl Cline {
                 let seen = std::mem::take(&mut self.streamed);
                 let rest = whole.strip_prefix(seen.as_str()).unwrap_or(&whole);
                 if !rest.is_empty() {
-                    engine.text(Role::Assistant, rest.to_owned(), Piece::Next, None);
+                    let piece = if seen.is_empty() { Piece::First } else { Piece::Next };
+                    engine.text(Role::Assistant, rest.to_owned(), piece, None);
                 }
             }
             Event::ContentStart(c) if c.content_type == "tool" => {

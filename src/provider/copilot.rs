@@ -76,6 +76,9 @@ const NAMES: ToolNames = ToolNames {
 pub struct Copilot {
     /// Messages whose text already arrived as deltas.
     streamed: HashSet<String>,
+    /// The last message begun has brought no text yet: its first text is the first piece of
+    /// its block.
+    first_pending: bool,
     /// Calls whose live output arrived as `tool.shell_output`: their cumulative
     /// `partialOutput` repeats it.
     shell_streamed: HashSet<String>,
@@ -225,8 +228,11 @@ impl Parse for Copilot {
             "assistant.message_delta" => {
                 let d: Delta = serde_json::from_value(body).map_err(shape)?;
                 self.enter(engine);
-                // A message's first delta begins its block: the message id says which it is.
-                let first = d.message_id.is_some_and(|id| self.streamed.insert(id));
+                // A message's first delta that brings text begins its block: the message id
+                // says which message a delta is of.
+                self.first_pending |= d.message_id.is_some_and(|id| self.streamed.insert(id));
+                let first = self.first_pending && !d.delta_content.is_empty();
+                self.first_pending &= !first;
                 let piece = if first { Piece::First } else { Piece::Next };
                 engine.text(Role::Assistant, d.delta_content, piece, None);
             }

@@ -413,7 +413,8 @@ pub(super) struct Denial {
 #[serde(try_from = "RawStreamEvent")]
 pub(super) enum StreamEvent {
     MessageStart { message: StreamMessage },
-    ContentBlockStart,
+    /// A content block begins: whether it is a text or a thinking block (`None`: neither).
+    ContentBlockStart { thinking: Option<bool> },
     ContentBlockDelta { delta: Delta },
     Other,
 }
@@ -429,6 +430,7 @@ struct RawStreamEvent {
     kind: String,
     message: Option<Loose<StreamMessage>>,
     delta: Option<Loose<RawDelta>>,
+    content_block: Option<Loose<RawDelta>>,
 }
 
 #[derive(Deserialize)]
@@ -450,7 +452,18 @@ impl TryFrom<RawStreamEvent> for StreamEvent {
     fn try_from(e: RawStreamEvent) -> std::result::Result<StreamEvent, String> {
         Ok(match e.kind.as_str() {
             "message_start" => StreamEvent::MessageStart { message: required(e.message, "message")? },
-            "content_block_start" => StreamEvent::ContentBlockStart,
+            "content_block_start" => {
+                // Read leniently: what the block is only tells where text begins.
+                let block = optional(e.content_block, "content_block").ok().flatten();
+                let kind = block.and_then(|b: RawDelta| optional(b.kind, "type").ok().flatten());
+                StreamEvent::ContentBlockStart {
+                    thinking: match kind.as_deref() {
+                        Some("text") => Some(false),
+                        Some("thinking") => Some(true),
+                        _ => None,
+                    },
+                }
+            }
             "content_block_delta" => {
                 let d: RawDelta = required(e.delta, "delta")?;
                 let kind: String = required(d.kind, "type")?;
