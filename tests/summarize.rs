@@ -491,3 +491,54 @@ fn provider_output_is_normalized_first() {
     assert_eq!(strict.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&strict.stderr).contains("line 1: not a canonical event"));
 }
+
+/// Canonical events that did not come from `normalize` were never scrubbed: what the report
+/// shows of them (the prompt, the error, a failing call's command and output) is, in every
+/// format and when merged. (What `normalize` scrubbed comes through as it was: the golden
+/// reports, of `normalize`'s output, hold that.)
+#[test]
+fn a_report_shows_no_secret_of_events_that_were_never_scrubbed() {
+    let event = |n: u32, kind: &str, extra: &str, payload: &str| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"S1:{t}:{n}","type":"{kind}","sessionId":"S1","turnId":{t}{extra},"payload":{payload}}}"#,
+            t = u32::from(n > 1)
+        )
+    };
+    let input = [
+        event(1, "session.started", "", r#"{"provider":"x"}"#),
+        event(2, "turn.started", "", r#"{"prompt":"deploy with ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"}"#),
+        event(
+            3,
+            "tool.started",
+            r#","correlationId":"c1""#,
+            r#"{"toolCallId":"c1","name":"shell","qualified":"shell","kind":"shell","input":{"command":"login -p Xk9fQ2mZ7pLw"}}"#,
+        ),
+        event(
+            4,
+            "tool.failed",
+            r#","correlationId":"c1","status":"failed""#,
+            r#"{"toolCallId":"c1","name":"shell","kind":"shell","status":"failed","output":{"stdout":"AWS_KEY=AKIA3U23XXWXN4WGI4QZ\n","exitCode":1}}"#,
+        ),
+        event(
+            5,
+            "turn.failed",
+            r#","status":"failed""#,
+            r#"{"error":{"category":"TOOL_ERROR","message":"failed with password: Xk9fQ2mZ7pLw"}}"#,
+        ),
+    ]
+    .join("\n");
+    let secrets = ["ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "Xk9fQ2mZ7pLw", "AKIA3U23XXWXN4WGI4QZ"];
+    let json = summarize(&["--format", "json"], input.as_bytes()).stdout;
+    let merged = summarize(&["--merge", "--format", "json"], &json).stdout;
+    for (format, out) in [
+        ("json", json.clone()),
+        ("text", summarize(&["--format", "text"], input.as_bytes()).stdout),
+        ("markdown", summarize(&["--format", "markdown"], input.as_bytes()).stdout),
+        ("merged", merged),
+    ] {
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("REDACTED:"), "{format}: what it shows is redacted:\n{out}");
+        let shown: Vec<&str> = secrets.iter().copied().filter(|s| out.contains(s)).collect();
+        assert!(shown.is_empty(), "{format} shows {shown:?}:\n{out}");
+    }
+}

@@ -9,6 +9,7 @@ use super::canonical::{Canonical, Reader};
 use super::{Color, Command, CommonArgs, Diagnostics, Outcome};
 use crate::event::{Event, Verdict};
 use crate::io::{each_line, is_blank, Line, LineWriter, Sources, Unreadable, DEFAULT_MAX_LINE};
+use crate::scrub::Scrubber;
 use crate::summarize::words::what_happened;
 use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summarizer};
 
@@ -19,6 +20,8 @@ use crate::summarize::{to_markdown, to_text, Merger, Report, SessionReport, Summ
 /// kept, so memory stays bounded however long the input. Provider output (what `normalize`
 /// reads) is normalized first, in process: each input file whose first JSON line is not a
 /// canonical event is read as `normalize` would read it; --strict reads canonical events only.
+/// Every string the report shows (a prompt, an error, a command, an excerpt) is scrubbed of
+/// secrets and terminal control bytes, whoever wrote the events.
 #[derive(Debug, Parser)]
 #[command(name = "summarize", version, after_help = AFTER_HELP)]
 pub struct Args {
@@ -95,7 +98,7 @@ impl Command for Args {
     fn run_on<W: Write>(self, sources: &Sources, out: W) -> anyhow::Result<Outcome> {
         let mut out = LineWriter::new(out);
         let diag = Diagnostics::new(Self::NAME);
-        let (report, rejected) = if self.merge {
+        let (mut report, rejected) = if self.merge {
             merge(sources, &diag)?
         } else {
             // Provider output is normalized here first, as `normalize | summarize` would;
@@ -107,6 +110,7 @@ impl Command for Args {
             let Summary { s, rejected, .. } = reader.into_filter();
             (s.finish(), rejected)
         };
+        report.scrub(&mut Scrubber::new());
         let doc = match self.format {
             Format::Json => report.to_json(),
             Format::Text => to_text(&report, self.color.enabled()),

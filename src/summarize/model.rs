@@ -8,6 +8,7 @@ use super::figures::{Budget, ByKind, Context, Cost, Tokens};
 use super::key::Key;
 use super::tally::{Files, Tally};
 use crate::event::{ErrorInfo, PlanEntry, Status, ToolCounts, ToolKind, Verdict};
+use crate::scrub::Scrubber;
 
 /// The bounds of a report: list lengths and excerpt sizes, in items and bytes.
 pub mod limits {
@@ -73,6 +74,42 @@ impl Report {
         let mut i = Input::default();
         self.streams.iter().for_each(|s| i.merge(&s.input));
         i
+    }
+
+    /// Redacts the secrets in every string a run shows (its prompt, errors, commands,
+    /// excerpts, paths, ids), with terminal control bytes: events that did not come from
+    /// `normalize` were never scrubbed, and a report is what is pasted into a CI page. What
+    /// `normalize` scrubbed comes through unchanged (scrubbing twice is scrubbing once); the
+    /// runs' keys, digests of their events, are no text and are left as they are.
+    pub fn scrub(&mut self, scrubber: &mut Scrubber) {
+        for session in &mut self.sessions {
+            let Ok(mut value) = serde_json::to_value(&*session) else { continue };
+            if scrub_strings(&mut value, scrubber) {
+                if let Ok(scrubbed) = serde_json::from_value(value) {
+                    *session = scrubbed;
+                }
+            }
+        }
+    }
+}
+
+/// Scrubs every string of `value` but the values of `key` members; true when one changed.
+fn scrub_strings(value: &mut serde_json::Value, scrubber: &mut Scrubber) -> bool {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => match scrubber.scrub_str(s) {
+            std::borrow::Cow::Owned(new) => {
+                *s = new;
+                true
+            }
+            std::borrow::Cow::Borrowed(_) => false,
+        },
+        Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_strings(v, scrubber) | changed),
+        Value::Object(members) => members
+            .iter_mut()
+            .filter(|(k, _)| k.as_str() != "key")
+            .fold(false, |changed, (_, v)| scrub_strings(v, scrubber) | changed),
+        _ => false,
     }
 }
 
