@@ -645,7 +645,8 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
 /// `content_start`s, or over Claude Code deltas with another block's start between them,
 /// was redacted only up to the split), and a new block's start is not lost on an empty or
 /// non-text delta before its text (Claude Code, Copilot CLI) or on a block that comes only
-/// as Cline's `content_end`. Found by an adversarial probe of the change.
+/// as Cline's `content_end`; ACP's message ids are of a session's and a subagent's chunks.
+/// Found by adversarial probes of the change.
 #[test]
 fn a_block_begins_where_the_provider_says_and_only_there() {
     use serde_json::json;
@@ -676,6 +677,10 @@ fn a_block_begins_where_the_provider_says_and_only_there() {
         lines(run)
     };
     let copilot = |message: &str, text: &str| json!({"type": "assistant.message_delta", "data": {"messageId": message, "deltaContent": text}, "id": format!("e{message}{}", text.len()), "timestamp": "2026-01-01T00:00:00.000Z"});
+    let acp = |session: &str, message: &str, parent: Option<&str>, text: &str| {
+        let meta = parent.map(|p| json!({"claudeCode": {"parentToolUseId": p}}));
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}, "messageId": message, "_meta": meta}}})
+    };
     let cases = [
         (
             "cline, one block in two content_starts",
@@ -723,6 +728,20 @@ fn a_block_begins_where_the_provider_says_and_only_there() {
                 copilot("m2", "Using it now."),
             ]),
             "AKIA3U23XXWXN4WGI4QZ",
+        ),
+        (
+            "acp, another session's and a subagent's message inside a message",
+            // Both sessions begin first: any other event of one still decides what the
+            // other holds (the holder ends blocks at any event that is no delta).
+            lines(vec![
+                json!({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "A", "prompt": [{"type": "text", "text": "go"}]}}),
+                json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "B", "prompt": [{"type": "text", "text": "go"}]}}),
+                acp("A", "m1", None, "password: Xk9fQ2"),
+                acp("B", "m9", None, "hello"),
+                acp("A", "m2", Some("toolu_1"), "sub says hi"),
+                acp("A", "m1", None, "mZ7pLw done"),
+            ]),
+            "mZ7pLw",
         ),
     ];
     for (case, input, secret) in cases {

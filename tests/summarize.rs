@@ -498,6 +498,7 @@ fn provider_output_is_normalized_first() {
 /// reports, of `normalize`'s output, hold that.)
 #[test]
 fn a_report_shows_no_secret_of_events_that_were_never_scrubbed() {
+    let token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5";
     let event = |n: u32, kind: &str, extra: &str, payload: &str| {
         format!(
             r#"{{"schema":"minicode.output.v1","eventId":"S1:{t}:{n}","type":"{kind}","sessionId":"S1","turnId":{t}{extra},"payload":{payload}}}"#,
@@ -506,28 +507,38 @@ fn a_report_shows_no_secret_of_events_that_were_never_scrubbed() {
     };
     let input = [
         event(1, "session.started", "", r#"{"provider":"x"}"#),
-        event(2, "turn.started", "", r#"{"prompt":"deploy with ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"}"#),
-        event(
-            3,
-            "tool.started",
-            r#","correlationId":"c1""#,
-            r#"{"toolCallId":"c1","name":"shell","qualified":"shell","kind":"shell","input":{"command":"login -p Xk9fQ2mZ7pLw"}}"#,
-        ),
+        // Each secret where the report's bound cuts its string (a prompt's 500 bytes, a
+        // command's 200, an output excerpt's last 200), and one as a compaction's reason,
+        // which the report counts by.
+        event(2, "turn.started", "", &format!(r#"{{"prompt":"{}{token}"}}"#, "p".repeat(480))),
+        event(3, "context.compacted", "", &format!(r#"{{"reason":"{token}"}}"#)),
         event(
             4,
-            "tool.failed",
-            r#","correlationId":"c1","status":"failed""#,
-            r#"{"toolCallId":"c1","name":"shell","kind":"shell","status":"failed","output":{"stdout":"AWS_KEY=AKIA3U23XXWXN4WGI4QZ\n","exitCode":1}}"#,
+            "tool.started",
+            r#","correlationId":"c1""#,
+            &format!(
+                r#"{{"toolCallId":"c1","name":"shell","qualified":"shell","kind":"shell","command":"{} login -p Xk9fQ2mZ7pLw"}}"#,
+                "p".repeat(180)
+            ),
         ),
         event(
             5,
+            "tool.failed",
+            r#","correlationId":"c1","status":"failed""#,
+            &format!(
+                r#"{{"toolCallId":"c1","name":"shell","kind":"shell","status":"failed","output":{{"stdout":"AWS_KEY=AKIA3U23XXWXN4WGI4QZ {}\n","exitCode":1}}}}"#,
+                "p".repeat(180)
+            ),
+        ),
+        event(
+            6,
             "turn.failed",
             r#","status":"failed""#,
             r#"{"error":{"category":"TOOL_ERROR","message":"failed with password: Xk9fQ2mZ7pLw"}}"#,
         ),
     ]
     .join("\n");
-    let secrets = ["ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", "Xk9fQ2mZ7pLw", "AKIA3U23XXWXN4WGI4QZ"];
+    let secrets = [token, "Xk9fQ2mZ7pLw", "AKIA3U23XXWXN4WGI4QZ", &token[..10], &token[30..]];
     let json = summarize(&["--format", "json"], input.as_bytes()).stdout;
     let merged = summarize(&["--merge", "--format", "json"], &json).stdout;
     for (format, out) in [

@@ -51,10 +51,18 @@ pub struct Acp {
     cost: CostTally,
     /// The agent said it is logged out before any session started: said once one starts.
     logged_out: Option<String>,
-    /// The session and `messageId` of the last agent message chunk and of the last thought
-    /// chunk: a chunk with another begins a new message ([`Piece::First`]).
-    messages: [Option<(Option<String>, String)>; 2],
+    /// The `messageId` of the last chunk of each stream of chunks (its session, the call of
+    /// the subagent it is from, and whether it is thought): a chunk with another begins a new
+    /// message ([`Piece::First`]). The most recent [`MESSAGES`].
+    messages: Vec<(Chunks, String)>,
 }
+
+/// A stream of message chunks: its session, the call of the subagent it is from, and
+/// whether it is thought.
+type Chunks = (Option<String>, Option<String>, bool);
+
+/// The most streams of chunks whose last message is remembered.
+const MESSAGES: usize = 64;
 
 /// How much of the agent's text after a system error is kept as the error's message.
 const SYSTEM_ERROR_TEXT: usize = 2000;
@@ -166,16 +174,22 @@ impl Acp {
         }
     }
 
-    /// Where a chunk of `kind` (0: message, 1: thought) of `session` with `message_id`
-    /// stands in its message: the first piece when the id is new. A chunk without one goes
-    /// on, as chunks did before agents said which message they belong to.
-    fn piece(&mut self, kind: usize, session: &Option<String>, message_id: Option<String>) -> Piece {
+    /// Where a chunk of `chunks` with `message_id` stands in its message: the first piece
+    /// when the id is new to them. A chunk without one goes on, as chunks did before agents
+    /// said which message they belong to.
+    fn piece(&mut self, chunks: Chunks, message_id: Option<String>) -> Piece {
         let Some(id) = message_id else { return Piece::Next };
-        let last = &mut self.messages[kind];
-        if last.as_ref().is_some_and(|(s, m)| s == session && *m == id) {
-            return Piece::Next;
+        match self.messages.iter().position(|(c, _)| *c == chunks) {
+            Some(at) if self.messages[at].1 == id => return Piece::Next,
+            Some(at) => {
+                self.messages.remove(at);
+            }
+            None if self.messages.len() == MESSAGES => {
+                self.messages.remove(0);
+            }
+            None => {}
         }
-        *last = Some((session.clone(), id));
+        self.messages.push((chunks, id));
         Piece::First
     }
 
@@ -284,15 +298,17 @@ impl Acp {
                     if let Some(said) = self.system_error.as_mut() {
                         keep_said(said, text);
                     }
-                    let piece = self.piece(0, &p.session_id, message_id);
-                    engine.text(Role::Assistant, text.to_owned(), piece, Meta::parent_tool_use_id(meta.as_ref()));
+                    let parent = Meta::parent_tool_use_id(meta.as_ref());
+                    let piece = self.piece((p.session_id.clone(), parent.clone(), false), message_id);
+                    engine.text(Role::Assistant, text.to_owned(), piece, parent);
                 }
             }
             SessionUpdate::AgentThoughtChunk { content, meta, message_id } => {
                 if let Some(text) = content.text().filter(|t| !t.is_empty()) {
                     engine.ensure_turn();
-                    let piece = self.piece(1, &p.session_id, message_id);
-                    engine.reasoning(text.to_owned(), piece, Meta::parent_tool_use_id(meta.as_ref()));
+                    let parent = Meta::parent_tool_use_id(meta.as_ref());
+                    let piece = self.piece((p.session_id.clone(), parent.clone(), true), message_id);
+                    engine.reasoning(text.to_owned(), piece, parent);
                 }
             }
             SessionUpdate::ToolCall(call) => {

@@ -1,18 +1,31 @@
 //! Bounded excerpts: the start of a command or message, the end of a tool's output. A cut
 //! never splits a character, is marked with `…`, and stays within the bound including the
-//! mark, so clipping twice gives what clipping once gave.
+//! mark, so clipping twice gives what clipping once gave. What is cut is scrubbed first,
+//! around the cut: a secret the cut parted would no longer be recognised when the report is
+//! scrubbed ([`super::Report::scrub`]), and what is kept of it would show.
 
-use crate::bound::{ceil_boundary, floor_boundary};
+use crate::bound::{ceil_boundary, floor_boundary, head_end, tail_start};
+use crate::scrub::Scrubber;
 
 const MARK: &str = "…";
+
+/// Bytes beyond the cut that are scrubbed with what is kept: more than any secret a rule
+/// finds (a PEM key), so that one the cut parts is found whole.
+const REACH: usize = 8 * 1024;
 
 /// The first bytes of `s`, at most `max` in all.
 pub fn clip(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_owned();
     }
-    let end = floor_boundary(s, max.saturating_sub(MARK.len()));
-    format!("{}{MARK}", &s[..end])
+    let near = &s[..floor_boundary(s, max + REACH)];
+    let whole = near.len() == s.len();
+    let near = Scrubber::new().scrub_str(near);
+    if whole && near.len() <= max {
+        return near.into_owned();
+    }
+    let end = head_end(&near, floor_boundary(&near, max.saturating_sub(MARK.len())));
+    format!("{}{MARK}", &near[..end])
 }
 
 /// The last bytes of `s`, at most `max` in all.
@@ -20,8 +33,14 @@ pub fn clip_tail(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_owned();
     }
-    let start = ceil_boundary(s, s.len() - max.saturating_sub(MARK.len()));
-    format!("{MARK}{}", &s[start..])
+    let near = &s[ceil_boundary(s, s.len().saturating_sub(max + REACH))..];
+    let whole = near.len() == s.len();
+    let near = Scrubber::new().scrub_str(near);
+    if whole && near.len() <= max {
+        return near.into_owned();
+    }
+    let start = tail_start(&near, ceil_boundary(&near, near.len().saturating_sub(max.saturating_sub(MARK.len()))));
+    format!("{MARK}{}", &near[start..])
 }
 
 /// Clips an optional string.

@@ -77,39 +77,65 @@ impl Report {
     }
 
     /// Redacts the secrets in every string a run shows (its prompt, errors, commands,
-    /// excerpts, paths, ids), with terminal control bytes: events that did not come from
-    /// `normalize` were never scrubbed, and a report is what is pasted into a CI page. What
-    /// `normalize` scrubbed comes through unchanged (scrubbing twice is scrubbing once); the
-    /// runs' keys, digests of their events, are no text and are left as they are.
+    /// excerpts, paths, ids, and the keys of its tallies: compaction reasons, redaction
+    /// kinds), with terminal control bytes: events that did not come from `normalize` were
+    /// never scrubbed, and a report is what is pasted into a CI page. What `normalize`
+    /// scrubbed comes through unchanged (scrubbing twice is scrubbing once); the runs' and
+    /// streams' keys, digests of their lines, are no text and are left as they are.
     pub fn scrub(&mut self, scrubber: &mut Scrubber) {
-        for session in &mut self.sessions {
-            let Ok(mut value) = serde_json::to_value(&*session) else { continue };
-            if scrub_strings(&mut value, scrubber) {
-                if let Ok(scrubbed) = serde_json::from_value(value) {
-                    *session = scrubbed;
-                }
-            }
+        self.sessions.iter_mut().for_each(|s| scrub_fields(s, scrubber));
+        self.streams.iter_mut().for_each(|s| scrub_fields(s, scrubber));
+    }
+}
+
+/// Scrubs every string of `item` as written (keys of maps too), but its `key` members.
+fn scrub_fields<T: Serialize + serde::de::DeserializeOwned>(item: &mut T, scrubber: &mut Scrubber) {
+    let Ok(mut value) = serde_json::to_value(&*item) else { return };
+    if scrub_strings(&mut value, scrubber) {
+        if let Ok(scrubbed) = serde_json::from_value(value) {
+            *item = scrubbed;
         }
     }
 }
 
-/// Scrubs every string of `value` but the values of `key` members; true when one changed.
+/// Scrubs every string of `value`, member names too, but the values of `key` members; true
+/// when one changed.
 fn scrub_strings(value: &mut serde_json::Value, scrubber: &mut Scrubber) -> bool {
     use serde_json::Value;
     match value {
-        Value::String(s) => match scrubber.scrub_str(s) {
-            std::borrow::Cow::Owned(new) => {
-                *s = new;
-                true
-            }
-            std::borrow::Cow::Borrowed(_) => false,
-        },
+        Value::String(s) => scrub_string(s, scrubber),
         Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_strings(v, scrubber) | changed),
-        Value::Object(members) => members
-            .iter_mut()
-            .filter(|(k, _)| k.as_str() != "key")
-            .fold(false, |changed, (_, v)| scrub_strings(v, scrubber) | changed),
+        Value::Object(members) => {
+            let mut changed = false;
+            for (mut name, mut v) in std::mem::take(members) {
+                changed |= scrub_string(&mut name, scrubber);
+                if name != "key" {
+                    changed |= scrub_strings(&mut v, scrubber);
+                }
+                // Names that scrub alike are one: their values are counts of one thing.
+                match (members.get_mut(&name), v) {
+                    (Some(Value::Number(a)), Value::Number(b)) if a.is_u64() && b.is_u64() => {
+                        *a = a.as_u64().unwrap_or(0).saturating_add(b.as_u64().unwrap_or(0)).into();
+                    }
+                    (_, v) => {
+                        members.insert(name, v);
+                    }
+                }
+            }
+            changed
+        }
         _ => false,
+    }
+}
+
+/// Scrubs `s` in place; true when it changed.
+fn scrub_string(s: &mut String, scrubber: &mut Scrubber) -> bool {
+    match scrubber.scrub_str(s) {
+        std::borrow::Cow::Owned(new) => {
+            *s = new;
+            true
+        }
+        std::borrow::Cow::Borrowed(_) => false,
     }
 }
 
