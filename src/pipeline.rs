@@ -144,7 +144,9 @@ impl Stages {
     /// the end of its text.
     fn hold(&mut self, staged: Staged) {
         let scrub = &mut self.finish.scrub;
-        self.streams.push_sealing(staged, &mut self.ready, |tail| scrub.scrub_text(tail));
+        self.streams.push_sealing(staged, &mut self.ready, |tail| {
+            scrub.scrub_text(tail);
+        });
     }
 
     /// The input pauses: decides every held tail, unless the output must be reproducible

@@ -160,11 +160,11 @@ impl Scrubber {
         changed
     }
 
-    /// Scrubs one string in place.
-    pub fn scrub_text(&mut self, s: &mut String) {
-        if let Cow::Owned(c) = self.scrub_str(s) {
-            *s = c;
-        }
+    /// Scrubs one string in place; true when it changed.
+    pub fn scrub_text(&mut self, s: &mut String) -> bool {
+        let Cow::Owned(c) = self.scrub_str(s) else { return false };
+        *s = c;
+        true
     }
 
     /// Scrubs an id (of a session, tool call, approval): without control bytes, as the
@@ -225,7 +225,9 @@ impl Scrubber {
 
     /// Scrubs every string of an event: content, ids, names and object keys.
     pub fn scrub_event(&mut self, event: &mut Event) {
-        event.for_each_text_mut(|_, s| self.scrub_text(s));
+        event.for_each_text_mut(|_, s| {
+            self.scrub_text(s);
+        });
         event.relabel(self);
     }
 

@@ -103,12 +103,12 @@ fn scrub_fields<T: Serialize + serde::de::DeserializeOwned>(item: &mut T, scrubb
 fn scrub_strings(value: &mut serde_json::Value, scrubber: &mut Scrubber) -> bool {
     use serde_json::Value;
     match value {
-        Value::String(s) => scrub_string(s, scrubber),
+        Value::String(s) => scrubber.scrub_text(s),
         Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_strings(v, scrubber) | changed),
         Value::Object(members) => {
             let mut changed = false;
             for (mut name, mut v) in std::mem::take(members) {
-                changed |= scrub_string(&mut name, scrubber);
+                changed |= scrubber.scrub_text(&mut name);
                 if name != "key" {
                     changed |= scrub_strings(&mut v, scrubber);
                 }
@@ -125,17 +125,6 @@ fn scrub_strings(value: &mut serde_json::Value, scrubber: &mut Scrubber) -> bool
             changed
         }
         _ => false,
-    }
-}
-
-/// Scrubs `s` in place; true when it changed.
-fn scrub_string(s: &mut String, scrubber: &mut Scrubber) -> bool {
-    match scrubber.scrub_str(s) {
-        std::borrow::Cow::Owned(new) => {
-            *s = new;
-            true
-        }
-        std::borrow::Cow::Borrowed(_) => false,
     }
 }
 
