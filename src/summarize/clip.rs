@@ -43,6 +43,16 @@ pub fn clip_tail(s: &str, max: usize) -> String {
     format!("{MARK}{}", &near[start..])
 }
 
+/// What [`clip_tail`] of `s` depends on, to clip later: `s` itself, or its last bytes behind
+/// the mark (clipping them gives what clipping `s` gives). Copying them is cheap; clipping
+/// scrubs them, which is left until the excerpt is known to be kept.
+pub fn tail_to_clip(s: &str, max: usize) -> String {
+    match s.len().checked_sub(max + REACH) {
+        None | Some(0) => s.to_owned(),
+        Some(cut) => format!("{MARK}{}", &s[ceil_boundary(s, cut)..]),
+    }
+}
+
 /// Clips an optional string.
 pub fn clip_opt(s: Option<&str>, max: usize) -> Option<String> {
     s.map(|s| clip(s, max))
@@ -64,5 +74,17 @@ mod tests {
         assert_eq!(clip("abcdef", 5), "ab…");
         assert_eq!(clip_tail("abcdef", 5), "…ef");
         assert_eq!(clip("abc", 5), "abc");
+    }
+
+    #[test]
+    fn a_tail_kept_to_clip_later_clips_as_the_whole() {
+        let token = "ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5";
+        for len in [10, 200, REACH, REACH + 150, REACH + 250, 3 * REACH] {
+            for s in
+                ["é".repeat(len / 2), format!("{token} {}", "x".repeat(len)), format!("{}{token}", "y".repeat(len))]
+            {
+                assert_eq!(clip_tail(&tail_to_clip(&s, 200), 200), clip_tail(&s, 200), "{len}");
+            }
+        }
     }
 }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::clip::{clip, clip_opt, clip_tail};
+use super::clip::{clip, clip_opt, clip_tail, tail_to_clip};
 use super::failure::{bounded, nothing_recognised, status_for, status_named, unfinished_stream, unfinished_turn};
 use super::figures::{add_cost, add_opt, tokens_of, Budget, Cost, Tokens};
 use super::key::{line_digest, Key};
@@ -337,7 +337,11 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
         target,
         error: p.error.as_ref().map(bounded),
         // A denial's output is often its message again; saying it twice tells nothing more.
-        excerpt: out.excerpt.filter(|x| p.error.as_ref().is_none_or(|e| e.message.trim() != x.as_str())),
+        // Only a line that is kept has its excerpt clipped (and so scrubbed).
+        excerpt: (s.failing_tools.len() < limits::FAILING_TOOLS)
+            .then(|| out.excerpt.map(|x| clip_tail(&x, limits::EXCERPT)))
+            .flatten()
+            .filter(|x| p.error.as_ref().is_none_or(|e| e.message.trim() != x.as_str())),
     };
     extend_bounded(&mut s.failing_tools, vec![line], limits::FAILING_TOOLS);
 }
@@ -417,7 +421,7 @@ fn excerpt(out: &ShellResult) -> Option<String> {
         .flatten()
         .map(str::trim_end)
         .find(|t| !t.is_empty())?;
-    Some(clip_tail(text, limits::EXCERPT))
+    Some(tail_to_clip(text, limits::EXCERPT))
 }
 
 /// What a report keeps of a tool's output: its sizes and, for a call that did not
@@ -428,7 +432,7 @@ pub(super) struct OutputFacts {
     pub stdout_bytes: u64,
     /// UTF-8 bytes of retained stderr.
     pub stderr_bytes: u64,
-    /// The end of the output.
+    /// The end of the output, to be clipped ([`tail_to_clip`]).
     pub excerpt: Option<String>,
 }
 

@@ -11,7 +11,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::clip::clip_tail;
+use super::clip::tail_to_clip;
 use super::collect::{OutputFacts, Summarizer};
 use super::key::line_digest;
 use super::model::limits;
@@ -300,7 +300,7 @@ impl OutputView<'_> {
         [self.stderr, self.stdout].into_iter().flatten().find_map(|s| {
             let text: String = serde_json::from_str(s.literal).ok()?;
             let text = text.trim_end();
-            (!text.is_empty()).then(|| clip_tail(text, limits::EXCERPT))
+            (!text.is_empty()).then(|| tail_to_clip(text, limits::EXCERPT))
         })
     }
 }
