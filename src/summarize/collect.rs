@@ -12,7 +12,7 @@ use super::clip::{clip, clip_opt, clip_tail, tail_to_clip};
 use super::failure::{bounded, nothing_recognised, status_for, status_named, unfinished_stream, unfinished_turn};
 use super::figures::{add_cost, add_opt, tokens_of, Budget, Cost, Tokens};
 use super::key::{line_digest, Key};
-use super::merge::{extend_bounded, Merger};
+use super::merge::Merger;
 use super::model::{limits, Failure, Input, PlanState, Report, SessionReport, Shell, ShellLine, StreamInput, ToolLine};
 use crate::event::*;
 
@@ -326,8 +326,11 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
         let during = Some(clip(&format!("outside a turn, tool {}", p.name), limits::MESSAGE));
         live.failure = Some(Failure { status: Status::Interrupted, error: p.error.as_ref().map(bounded), during });
     }
+    if s.failing_tools.len() >= limits::FAILING_TOOLS {
+        return;
+    }
     let (command, target) = if p.kind == ToolKind::Shell { (detail, None) } else { (None, detail) };
-    let line = ToolLine {
+    s.failing_tools.push(ToolLine {
         tool_call_id: p.tool_call_id.clone(),
         name: clip(&p.name, limits::DETAIL),
         kind: p.kind,
@@ -337,13 +340,11 @@ fn tool_ended(s: &mut SessionReport, live: &mut Live, p: &ToolEnded, out: Output
         target,
         error: p.error.as_ref().map(bounded),
         // A denial's output is often its message again; saying it twice tells nothing more.
-        // Only a line that is kept has its excerpt clipped (and so scrubbed).
-        excerpt: (s.failing_tools.len() < limits::FAILING_TOOLS)
-            .then(|| out.excerpt.map(|x| clip_tail(&x, limits::EXCERPT)))
-            .flatten()
+        excerpt: out
+            .excerpt
+            .map(|x| clip_tail(&x, limits::EXCERPT))
             .filter(|x| p.error.as_ref().is_none_or(|e| e.message.trim() != x.as_str())),
-    };
-    extend_bounded(&mut s.failing_tools, vec![line], limits::FAILING_TOOLS);
+    });
 }
 
 /// A session's figures at the end of its run: the record's where it states them.

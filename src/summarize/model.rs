@@ -80,51 +80,22 @@ impl Report {
     /// excerpts, paths, ids, and the keys of its tallies: compaction reasons, redaction
     /// kinds), with terminal control bytes: events that did not come from `normalize` were
     /// never scrubbed, and a report is what is pasted into a CI page. What `normalize`
-    /// scrubbed comes through unchanged (scrubbing twice is scrubbing once); the runs' and
-    /// streams' keys, digests of their lines, are no text and are left as they are.
+    /// scrubbed comes through unchanged (scrubbing twice is scrubbing once).
     pub fn scrub(&mut self, scrubber: &mut Scrubber) {
         self.sessions.iter_mut().for_each(|s| scrub_fields(s, scrubber));
         self.streams.iter_mut().for_each(|s| scrub_fields(s, scrubber));
     }
 }
 
-/// Scrubs every string of `item` as written (keys of maps too), but its `key` members.
+/// Scrubs every string of `item` as written, as `scrub` scrubs a JSON line: values, member
+/// names (tally keys), and ids as ids. A run's key, a digest, is no text a rule finds.
 fn scrub_fields<T: Serialize + serde::de::DeserializeOwned>(item: &mut T, scrubber: &mut Scrubber) {
-    let Ok(mut value) = serde_json::to_value(&*item) else { return };
-    if scrub_strings(&mut value, scrubber) {
-        if let Ok(scrubbed) = serde_json::from_value(value) {
+    let Ok(json) = serde_json::to_string(&*item) else { return };
+    let mut scrubbed = Vec::new();
+    if scrubber.scrub_json_values(&json, &mut scrubbed) {
+        if let Ok(scrubbed) = serde_json::from_slice(&scrubbed) {
             *item = scrubbed;
         }
-    }
-}
-
-/// Scrubs every string of `value`, member names too, but the values of `key` members; true
-/// when one changed.
-fn scrub_strings(value: &mut serde_json::Value, scrubber: &mut Scrubber) -> bool {
-    use serde_json::Value;
-    match value {
-        Value::String(s) => scrubber.scrub_text(s),
-        Value::Array(items) => items.iter_mut().fold(false, |changed, v| scrub_strings(v, scrubber) | changed),
-        Value::Object(members) => {
-            let mut changed = false;
-            for (mut name, mut v) in std::mem::take(members) {
-                changed |= scrubber.scrub_text(&mut name);
-                if name != "key" {
-                    changed |= scrub_strings(&mut v, scrubber);
-                }
-                // Names that scrub alike are one: their values are counts of one thing.
-                match (members.get_mut(&name), v) {
-                    (Some(Value::Number(a)), Value::Number(b)) if a.is_u64() && b.is_u64() => {
-                        *a = a.as_u64().unwrap_or(0).saturating_add(b.as_u64().unwrap_or(0)).into();
-                    }
-                    (_, v) => {
-                        members.insert(name, v);
-                    }
-                }
-            }
-            changed
-        }
-        _ => false,
     }
 }
 
