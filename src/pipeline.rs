@@ -16,7 +16,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, Event};
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
-use crate::scrub::stream::{is_delta, Delta, Holder, Pauses};
+use crate::scrub::stream::{is_delta, Delta, Ends, Holder, Pauses, StreamKey};
 use crate::scrub::Scrubber;
 use crate::truncate::Truncator;
 
@@ -83,10 +83,10 @@ struct Staged {
 }
 
 impl Delta for Staged {
-    fn stream(&self) -> Option<String> {
+    fn stream(&self) -> Option<StreamKey> {
         self.event.stream()
     }
-    fn ends_blocks(&self) -> bool {
+    fn ends_blocks(&self) -> Ends<'_> {
         self.event.ends_blocks()
     }
     fn delta_mut(&mut self) -> &mut String {

@@ -527,6 +527,63 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
     }
 }
 
+/// A secret split over two chunks of one session's message is redacted whole when another
+/// session's event that is no delta (a tool call, a plan, its start) comes between them: an
+/// event ends the blocks of its own session only, in `normalize` and in `scrub`. (It once
+/// decided every session's held text; found by an adversarial probe.)
+#[test]
+fn another_sessions_event_does_not_end_a_sessions_block() {
+    use serde_json::json;
+    let chunk = |session: &str, text: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}, "messageId": "m1"}}});
+    let update = |session: &str, update: serde_json::Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}});
+    let prompt = |id: u32, session: &str| json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}});
+    let betweens = [
+        update(
+            "B",
+            json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "ls", "kind": "execute", "status": "pending"}),
+        ),
+        update(
+            "B",
+            json!({"sessionUpdate": "plan", "entries": [{"content": "look", "priority": "high", "status": "pending"}]}),
+        ),
+        prompt(3, "C"),
+    ];
+    for between in betweens {
+        let input = [
+            prompt(1, "A"),
+            prompt(2, "B"),
+            chunk("A", "password: Xk9fQ2"),
+            between.clone(),
+            chunk("A", "mZ7pLw done"),
+        ]
+        .iter()
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+        let out = bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input).output().unwrap();
+        let events = String::from_utf8(out.stdout).unwrap();
+        assert!(events.contains("[REDACTED:"), "{between}: nothing redacted: {events}");
+        assert!(!events.contains("mZ7pLw"), "{between}: the secret's second half let through: {events}");
+        assert!(
+            run("scrub", &[], events.as_bytes()) == events.as_bytes(),
+            "{between}: scrub changed normalize's output"
+        );
+    }
+    // `scrub` alone, on canonical events that come from elsewhere.
+    let event = |n: u32, session: &str, kind: &str, payload: &str| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"{session}:1:{n}","type":"{kind}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+        )
+    };
+    let input = [
+        event(1, "A", "text", r#"{"delta":"password: Xk9fQ2","role":"assistant"}"#),
+        event(2, "B", "tool.started", r#"{"toolCallId":"t1","name":"ls","kind":"shell","input":{}}"#),
+        event(3, "A", "text", r#"{"delta":"mZ7pLw done","role":"assistant"}"#),
+    ]
+    .join("\n");
+    let out = String::from_utf8(run("scrub", &[], format!("{input}\n").as_bytes())).unwrap();
+    assert!(out.contains("[REDACTED:") && !out.contains("mZ7pLw"), "scrub let the second half through: {out}");
+}
+
 /// `normalize` keeps the tail of a tool output over the bound before scrubbing it: the tail
 /// begins at a line, so a cut inside `password: …` keeps the value with its word (and
 /// redacts it) or not at all, wherever the cut falls in that line.
@@ -731,8 +788,7 @@ fn a_block_begins_where_the_provider_says_and_only_there() {
         ),
         (
             "acp, another session's and a subagent's message inside a message",
-            // Both sessions begin first: any other event of one still decides what the
-            // other holds (the holder ends blocks at any event that is no delta).
+            // Both sessions begin first, so that only the chunks come between the halves.
             lines(vec![
                 json!({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "A", "prompt": [{"type": "text", "text": "go"}]}}),
                 json!({"jsonrpc": "2.0", "id": 2, "method": "session/prompt", "params": {"sessionId": "B", "prompt": [{"type": "text", "text": "go"}]}}),

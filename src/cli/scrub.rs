@@ -10,9 +10,9 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::engine::clock::Clock;
 use crate::event::{Body, Event};
 use crate::io::{each_line, is_blank, read_lines, Line, LineSink, LineWriter, Source, Sources, Unreadable};
-use crate::scrub::json::{canonical_type, classify, event_type, LineKind};
+use crate::scrub::json::{canonical_type, classify, event_session, event_type, LineKind};
 use crate::scrub::rules::RULES;
-use crate::scrub::stream::{Delta, Holder, Pauses};
+use crate::scrub::stream::{Delta, Ends, Holder, Pauses, StreamKey};
 use crate::scrub::text::TextScrubber;
 use crate::scrub::Scrubber;
 
@@ -25,8 +25,8 @@ use crate::scrub::Scrubber;
 /// not events are scrubbed as text and passed through; nothing is dropped or reordered, and
 /// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
 /// of one stream (a message's text or thinking, a tool's output) is redacted whole: the
-/// unfinished tail of a delta waits for the stream's next delta, its block's end or a pause
-/// of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
+/// unfinished tail of a delta waits for the stream's next delta, its block's end (another
+/// event of its session) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
 /// `summary` record's `input.redactions` is raised by what this run redacted before it.
 #[derive(Debug, Parser)]
 #[command(name = "scrub", version, after_help = AFTER_HELP)]
@@ -122,8 +122,8 @@ struct Waiting {
     n: u64,
     line: String,
     delta: Option<Event>,
-    /// False for a usage report or a blank line, which do not end a stream's block.
-    ends: bool,
+    /// The blocks the line ends when it is no delta (see [`Ends`]).
+    ends: Ending,
     /// The holder moved text in or out of `delta`: the line is written anew from it.
     moved: bool,
 }
@@ -134,21 +134,39 @@ impl Waiting {
         // will read it, so that scrubbing twice gives what scrubbing once gives.
         let cleaned = crate::scrub::control::clean(&line);
         let type_name = event_type(&cleaned);
-        let ends = type_name.as_deref() != Some("usage") && !is_blank(&line);
         let delta = matches!(type_name.as_deref(), Some("text" | "reasoning" | "tool.output"))
             .then(|| Event::from_json(&cleaned, true).ok())
             .flatten();
+        // As `normalize` ends blocks at the events it writes (`Delta for Event`).
+        let ends = match type_name.as_deref() {
+            _ if delta.is_some() => Ending::Nothing,
+            Some("usage") => Ending::Nothing,
+            _ if is_blank(&line) => Ending::Nothing,
+            Some("summary") => Ending::All,
+            _ => event_session(&cleaned).map_or(Ending::All, |s| Ending::Session(s.into_owned())),
+        };
         Waiting { n, line, delta, ends, moved: false }
     }
 }
 
+/// [`Ends`], owned by the line.
+enum Ending {
+    Nothing,
+    Session(String),
+    All,
+}
+
 impl Delta for Waiting {
-    fn stream(&self) -> Option<String> {
+    fn stream(&self) -> Option<StreamKey> {
         self.delta.as_ref()?.stream()
     }
 
-    fn ends_blocks(&self) -> bool {
-        self.ends
+    fn ends_blocks(&self) -> Ends<'_> {
+        match &self.ends {
+            Ending::Nothing => Ends::Nothing,
+            Ending::Session(s) => Ends::Session(s),
+            Ending::All => Ends::All,
+        }
     }
 
     fn delta_mut(&mut self) -> &mut String {

@@ -30,6 +30,8 @@ struct Probe<'a> {
     schema: Option<Cow<'a, str>>,
     #[serde(rename = "type", borrow)]
     type_name: Option<Cow<'a, str>>,
+    #[serde(rename = "sessionId", borrow)]
+    session_id: Option<Cow<'a, str>>,
 }
 
 /// The type of the event on `line` as `normalize` writes events
@@ -54,6 +56,14 @@ pub fn event_type(line: &str) -> Option<Cow<'_, str>> {
     }
     match serde_json::from_str::<Probe<'_>>(line) {
         Ok(p) if p.schema.as_deref() == Some(SCHEMA) => p.type_name,
+        _ => None,
+    }
+}
+
+/// The session of the event on `line`; `None` when it is not an event or names none.
+pub fn event_session(line: &str) -> Option<Cow<'_, str>> {
+    match serde_json::from_str::<Probe<'_>>(line) {
+        Ok(p) if p.schema.as_deref() == Some(SCHEMA) && p.type_name.is_some() => p.session_id,
         _ => None,
     }
 }

@@ -5,8 +5,8 @@
 //! stream's next delta, so a secret is whole in one event when that event is scrubbed.
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
-//! until the stream's next delta, an event that ends the stream's block (anything but a
-//! delta or a usage report), or a pause of the input ([`Holder::pause`]) decides it, unless
+//! until the stream's next delta, an event that ends the stream's block (any event of its
+//! session but a delta or a usage report, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
 //! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
 //! timing, so then only the stream's next delta, its block's end or the end of the input
 //! decide, and the same input gives the same bytes however it arrives. The held tail is
@@ -186,12 +186,34 @@ fn element_start(detector: &Detector, text: &str, nl: usize) -> Option<usize> {
     detector.may_match(&text[start..nl]).then_some(start)
 }
 
+/// The stream a delta is of: its session, and within it the delta's kind, call and parent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StreamKey {
+    /// The session's id.
+    pub session: String,
+    /// The rest, told apart however the item likes.
+    pub within: String,
+}
+
+/// The open streams' blocks that an item which is no delta ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ends<'a> {
+    /// None: a usage report (it comes in the middle of a message), a blank line.
+    Nothing,
+    /// Those of its session. Sessions run side by side (an ACP client's, a pipe of two
+    /// runs): another session's tool call ends no block of this one, whose message may go
+    /// on, in the middle of a secret, with its next chunk.
+    Session(&'a str),
+    /// Every one: the end of a run (its summary), or a line that is no event.
+    All,
+}
+
 /// An item of a stream of events: an event, or a line that carries one.
 pub trait Delta {
-    /// The stream this item is a delta of (its session, type and call), or `None`.
-    fn stream(&self) -> Option<String>;
-    /// True when this item, not a delta, ends every open stream's block.
-    fn ends_blocks(&self) -> bool;
+    /// The stream this item is a delta of, or `None`.
+    fn stream(&self) -> Option<StreamKey>;
+    /// The blocks this item, not a delta, ends.
+    fn ends_blocks(&self) -> Ends<'_>;
     /// The delta text (called only when [`Delta::stream`] is `Some`).
     fn delta_mut(&mut self) -> &mut String;
     /// True when the delta begins a new block of its stream ([`Piece::First`]): a secret
@@ -239,15 +261,19 @@ pub fn is_delta(event: &Event) -> bool {
 }
 
 impl Delta for Event {
-    fn stream(&self) -> Option<String> {
+    fn stream(&self) -> Option<StreamKey> {
         let (kind, call) = stream_kind(self)?;
         let parent = self.parent_id.as_deref().unwrap_or("");
         // NUL cannot be in a scrubbed id, so the parts cannot run into each other.
-        Some([self.session_id.as_str(), kind, call, parent].join("\0"))
+        Some(StreamKey { session: self.session_id.clone(), within: [kind, call, parent].join("\0") })
     }
 
-    fn ends_blocks(&self) -> bool {
-        !matches!(self.body, Body::Usage(_))
+    fn ends_blocks(&self) -> Ends<'_> {
+        match self.body {
+            Body::Usage(_) => Ends::Nothing,
+            Body::Summary(_) => Ends::All,
+            _ => Ends::Session(&self.session_id),
+        }
     }
 
     fn take_first_piece(&mut self) -> bool {
@@ -305,14 +331,14 @@ struct Slot<T> {
     weight: usize,
     /// For the open (last) delta of its stream: its stream, where its undecided tail starts,
     /// and what the scan of that tail found (its positions in the tail).
-    open: Option<(String, usize, Scan)>,
+    open: Option<(StreamKey, usize, Scan)>,
 }
 
 /// Holds back the undecided tails of delta streams; see the module doc.
 pub struct Holder<T> {
     queue: VecDeque<Slot<T>>,
     /// The position in `queue` of each stream's open slot, counted from `popped`.
-    open: HashMap<String, u64>,
+    open: HashMap<StreamKey, u64>,
     /// How many slots have left the queue.
     popped: u64,
     /// The sum of the waiting slots' weights.
@@ -344,8 +370,10 @@ impl<T: Delta> Holder<T> {
     pub fn push_sealing(&mut self, mut item: T, ready: &mut Vec<T>, mut seal: impl FnMut(&mut String)) {
         match item.stream() {
             None => {
-                if item.ends_blocks() {
-                    self.decide_open();
+                match item.ends_blocks() {
+                    Ends::Nothing => {}
+                    Ends::Session(session) => self.decide_open(|key| key.session == session),
+                    Ends::All => self.decide_open(|_| true),
                 }
                 if self.queue.is_empty() {
                     ready.push(item);
@@ -404,7 +432,7 @@ impl<T: Delta> Holder<T> {
         }
     }
 
-    fn enqueue(&mut self, mut item: T, open: Option<(String, usize, Scan)>) {
+    fn enqueue(&mut self, mut item: T, open: Option<(StreamKey, usize, Scan)>) {
         let weight = item.weight();
         self.bytes += weight;
         self.queue.push_back(Slot { item, weight, open });
@@ -421,14 +449,21 @@ impl<T: Delta> Holder<T> {
     /// Decides every held tail (the input ends): appends every waiting item to `ready`,
     /// in order.
     pub fn decide_all(&mut self, ready: &mut Vec<T>) {
-        self.decide_open();
+        self.decide_open(|_| true);
         self.pop_decided(ready);
     }
 
-    fn decide_open(&mut self) {
-        for (_, at) in self.open.drain() {
-            self.queue[(at - self.popped) as usize].open = None;
-        }
+    /// Decides the held tails of the streams `which` picks. There are at most as many as
+    /// items wait ([`MAX_WAITING`]), so looking at each costs a bounded time per item.
+    fn decide_open(&mut self, mut which: impl FnMut(&StreamKey) -> bool) {
+        let (queue, popped) = (&mut self.queue, self.popped);
+        self.open.retain(|key, at| {
+            let decided = which(key);
+            if decided {
+                queue[(*at - popped) as usize].open = None;
+            }
+            !decided
+        });
     }
 
     fn decide_front(&mut self) {
@@ -496,11 +531,11 @@ mod tests {
     }
 
     impl Delta for Item {
-        fn stream(&self) -> Option<String> {
-            self.delta.as_ref().map(|_| "a".to_owned())
+        fn stream(&self) -> Option<StreamKey> {
+            self.delta.as_ref().map(|_| StreamKey { session: "s".to_owned(), within: "a".to_owned() })
         }
-        fn ends_blocks(&self) -> bool {
-            false
+        fn ends_blocks(&self) -> Ends<'_> {
+            Ends::Nothing
         }
         fn delta_mut(&mut self) -> &mut String {
             self.delta.as_mut().expect("a delta")
