@@ -609,6 +609,40 @@ mod tests {
     }
 
     #[test]
+    fn an_event_ends_the_blocks_of_its_own_session_only() {
+        let event = |session: &str, kind: &str, payload: &str| {
+            let line = format!(
+                r#"{{"schema":"minicode.output.v1","eventId":"{session}:1:1","type":"{kind}","sessionId":"{session}","payload":{payload}}}"#
+            );
+            Event::from_json(&line, false).unwrap()
+        };
+        let text = |session: &str, delta: &str| {
+            event(session, "text", &format!(r#"{{"delta":"{delta}","role":"assistant"}}"#))
+        };
+        let mut holder = Holder::new(Pauses::Wait);
+        let mut ready = Vec::new();
+        holder.push(text("A", "see ghp_abc"), &mut ready);
+        holder.push(text("B", "and ghp_xyz"), &mut ready);
+        holder.push(event("B", "turn.started", "{}"), &mut ready);
+        assert!(ready.is_empty(), "A's tail waits, and everything behind it");
+        holder.push(text("A", "def"), &mut ready);
+        holder.push(event("A", "turn.started", "{}"), &mut ready);
+        let deltas: Vec<String> = ready.iter_mut().filter(|e| is_delta(e)).map(|e| e.delta_mut().clone()).collect();
+        // A's line (it holds an anchor) moved on whole to A's next delta; B's was decided at
+        // B's event.
+        assert_eq!(deltas, ["", "and ghp_xyz", "see ghp_abcdef"]);
+        assert_eq!(ready.len(), 5);
+        assert!(holder.is_empty());
+        holder.push(text("A", "ghp_1"), &mut ready);
+        let summary = include_str!("../../fixtures/kilo/7.7.7/exit4.events.jsonl")
+            .lines()
+            .find(|l| l.contains(r#""type":"summary""#))
+            .unwrap();
+        holder.push(Event::from_json(summary, false).unwrap(), &mut ready);
+        assert!(holder.is_empty(), "a run's summary ends every block");
+    }
+
+    #[test]
     fn the_hold_is_bounded() {
         let text = "password=".to_owned() + &"x".repeat(3 * MAX_HOLD);
         assert!(text.len() - hold_from(&text) <= MAX_HOLD);
