@@ -1,9 +1,10 @@
 //! UTF-8-safe bounding of text: the cut primitives that the engine (tool output) and the
 //! `truncate` stage share. A cut never splits a character and never grows a string, and it
 //! keeps a redaction marker whole or not at all: a piece of one (`admin:[RE`) would read
-//! as a value of its own. A tail kept begins at a line when one begins near the cut: the
-//! engine cuts tool output before it is scrubbed, and a cut inside a line can part a value
-//! from the word that makes it a secret (`pass|word: …`) or a token from its prefix.
+//! as a value of its own. A tail kept begins at a line when one begins near the cut: a cut
+//! inside a line can part a value from the word that makes it a secret (`pass|word: …`) or
+//! a token from its prefix. What is cut is scrubbed first, with [`SCRUB_REACH`] bytes beyond
+//! the cut, so that such a secret is found whole even in a line too long for that.
 
 use std::ops::Range;
 
@@ -12,6 +13,11 @@ use crate::scrub::MARK;
 /// How far past a tail's cut its first line may begin and still be where the tail begins:
 /// as far as the secret rules look for a value after its word.
 const LINE_REACH: usize = 4096;
+
+/// Bytes beyond a cut that are kept until they are scrubbed with what stays: more than any
+/// secret a rule finds (a PEM key) and than a rule looks for a value after its word, so
+/// that a secret the cut parts is found whole, and the cut keeps its marker or nothing.
+pub const SCRUB_REACH: usize = 8 * 1024;
 
 /// The longest redaction marker, `[REDACTED:kind]`.
 const MARKER_REACH: usize = 64;

@@ -584,17 +584,25 @@ fn another_sessions_event_does_not_end_a_sessions_block() {
     assert!(out.contains("[REDACTED:") && !out.contains("mZ7pLw"), "scrub let the second half through: {out}");
 }
 
-/// `normalize` keeps the tail of a tool output over the bound before scrubbing it: the tail
-/// begins at a line, so a cut inside `password: …` keeps the value with its word (and
-/// redacts it) or not at all, wherever the cut falls in that line.
+/// `normalize` keeps the tail of a tool output over the bound: a cut inside
+/// `password: …` keeps the value with its word (and redacts it) or not at all, wherever
+/// the cut falls in that line, however long the line (a tail begins at a line only when one
+/// begins near the cut; the output is scrubbed before it is cut, with bytes before the cut).
 #[test]
 fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
     let value = "MEJPPBPqZdynckrsg@G7l0NtnOvSm93";
-    let line = format!("\npassword: {value}\n");
-    for max in [64usize, 100] {
-        for shift in 0..line.len() {
+    let shows_a_piece =
+        |events: &str| value.as_bytes().windows(8).any(|w| events.contains(std::str::from_utf8(w).unwrap()));
+    let long = "x ".repeat(3000);
+    // The bound, what precedes the word on its line, and what follows the value to the end:
+    // more lines, or (a line longer than a tail looks for its start in) the same line.
+    for (max, lead, fill) in
+        [(64usize, "", "\nok line"), (100, "", "\nok line"), (64, &*long, " y"), (300, &*long, " y")]
+    {
+        let line = format!("\n{lead}password: {value}");
+        for shift in line.len().saturating_sub(max)..line.len() {
             let rest = max - (line.len() - shift);
-            let out = "build log\n".repeat(50) + &line + &"ok line\n".repeat(rest / 8 + 1)[..rest];
+            let out = "build log\n".repeat(50) + &line + &fill.repeat(rest / fill.len() + 1)[..rest];
             let message = |role: &str, content: serde_json::Value| serde_json::json!({"type": role, "session_id": "s", "message": {"id": "m", "role": role, "content": [content]}});
             let input = [
                 serde_json::json!({"type": "system", "subtype": "init", "session_id": "s"}),
@@ -608,7 +616,7 @@ fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
             .concat();
             let events =
                 String::from_utf8(run("normalize", &["--max-bytes", &max.to_string()], input.as_bytes())).unwrap();
-            assert!(!events.contains(value), "max {max}, cut at {shift} of the line: {events}");
+            assert!(!shows_a_piece(&events), "max {max}, cut at {shift} of the line: {events}");
         }
     }
 }

@@ -4,14 +4,10 @@
 //! around the cut: a secret the cut parted would no longer be recognised when the report is
 //! scrubbed ([`super::Report::scrub`]), and what is kept of it would show.
 
-use crate::bound::{ceil_boundary, floor_boundary, head_end, tail_start};
+use crate::bound::{ceil_boundary, floor_boundary, head_end, tail_start, SCRUB_REACH as REACH};
 use crate::scrub::Scrubber;
 
 const MARK: &str = "…";
-
-/// Bytes beyond the cut that are scrubbed with what is kept: more than any secret a rule
-/// finds (a PEM key), so that one the cut parts is found whole.
-const REACH: usize = 8 * 1024;
 
 /// The first bytes of `s`, at most `max` in all.
 pub fn clip(s: &str, max: usize) -> String {
