@@ -527,61 +527,119 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
     }
 }
 
-/// A secret split over two chunks of one session's message is redacted whole when another
-/// session's event that is no delta (a tool call, a plan, its start) comes between them: an
-/// event ends the blocks of its own session only, in `normalize` and in `scrub`. (It once
-/// decided every session's held text; found by an adversarial probe.)
+/// A secret split over two deltas of one stream is redacted whole when an event of another
+/// agent or tool comes between them: another session's tool call, plan or start, a
+/// subagent's tool call, another tool's start or a plan between two pieces of a tool's
+/// output, a line that is not JSON or of no known shape. An event ends the blocks of its
+/// own agent only, and a tool's output only at that tool's events; in `normalize` and in
+/// `scrub`. (Any event once decided every held text; found by adversarial probes.)
 #[test]
-fn another_sessions_event_does_not_end_a_sessions_block() {
+fn an_event_ends_only_its_own_agents_blocks() {
     use serde_json::json;
-    let chunk = |session: &str, text: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}, "messageId": "m1"}}});
-    let update = |session: &str, update: serde_json::Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}});
-    let prompt = |id: u32, session: &str| json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}});
-    let betweens = [
+    let update = |session: &str, update: serde_json::Value| {
+        json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}})
+            .to_string()
+    };
+    let chunk = |session: &str, text: &str| {
         update(
-            "B",
-            json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "ls", "kind": "execute", "status": "pending"}),
-        ),
-        update(
-            "B",
-            json!({"sessionUpdate": "plan", "entries": [{"content": "look", "priority": "high", "status": "pending"}]}),
-        ),
-        prompt(3, "C"),
-    ];
-    for between in betweens {
-        let input = [
-            prompt(1, "A"),
-            prompt(2, "B"),
-            chunk("A", "password: Xk9fQ2"),
-            between.clone(),
-            chunk("A", "mZ7pLw done"),
-        ]
-        .iter()
-        .map(|l| format!("{l}\n"))
-        .collect::<String>();
-        let out = bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input).output().unwrap();
-        let events = String::from_utf8(out.stdout).unwrap();
-        assert!(events.contains("[REDACTED:"), "{between}: nothing redacted: {events}");
-        assert!(!events.contains("mZ7pLw"), "{between}: the secret's second half let through: {events}");
-        assert!(
-            run("scrub", &[], events.as_bytes()) == events.as_bytes(),
-            "{between}: scrub changed normalize's output"
-        );
-    }
-    // `scrub` alone, on canonical events that come from elsewhere.
-    let event = |n: u32, session: &str, kind: &str, payload: &str| {
-        format!(
-            r#"{{"schema":"minicode.output.v1","eventId":"{session}:1:{n}","type":"{kind}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+            session,
+            json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": text}, "messageId": "m1"}),
         )
     };
-    let input = [
-        event(1, "A", "text", r#"{"delta":"password: Xk9fQ2","role":"assistant"}"#),
-        event(2, "B", "tool.started", r#"{"toolCallId":"t1","name":"ls","kind":"shell","input":{}}"#),
-        event(3, "A", "text", r#"{"delta":"mZ7pLw done","role":"assistant"}"#),
-    ]
-    .join("\n");
-    let out = String::from_utf8(run("scrub", &[], format!("{input}\n").as_bytes())).unwrap();
-    assert!(out.contains("[REDACTED:") && !out.contains("mZ7pLw"), "scrub let the second half through: {out}");
+    let prompt = |id: u32, session: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": {"sessionId": session, "prompt": [{"type": "text", "text": "go"}]}}).to_string()
+    };
+    let call = |session: &str, id: &str, meta: serde_json::Value| {
+        update(
+            session,
+            json!({"sessionUpdate": "tool_call", "toolCallId": id, "title": "ls", "kind": "execute", "status": "in_progress", "_meta": meta}),
+        )
+    };
+    let output = |id: &str, data: &str| {
+        update(
+            "A",
+            json!({"sessionUpdate": "tool_call_update", "toolCallId": id, "_meta": {"terminal_output": {"terminal_id": id, "data": data}}}),
+        )
+    };
+    let plan = |session: &str| {
+        update(
+            session,
+            json!({"sessionUpdate": "plan", "entries": [{"content": "look", "priority": "high", "status": "pending"}]}),
+        )
+    };
+    let message = |between: String| {
+        vec![prompt(1, "A"), prompt(2, "B"), chunk("A", "password: Xk9fQ2"), between, chunk("A", "mZ7pLw done")]
+    };
+    let tool = |between: String| {
+        let terminal = json!({"terminal_info": {"terminal_id": "t1"}});
+        vec![
+            prompt(1, "A"),
+            call("A", "t1", terminal),
+            output("t1", "password: Xk9fQ2"),
+            between,
+            output("t1", "mZ7pLw\n"),
+        ]
+    };
+    let cases = [
+        ("another session's tool call", message(call("B", "t9", json!(null)))),
+        ("another session's plan", message(plan("B"))),
+        ("another session's start", message(prompt(3, "C"))),
+        ("another session's update of no known kind", message(update("B", json!({"sessionUpdate": "foo_update"})))),
+        ("a line that is not JSON", message("[debug] agent heartbeat".to_owned())),
+        (
+            "a subagent's tool call",
+            message(call("A", "t5", json!({"claudeCode": {"toolName": "Bash", "parentToolUseId": "toolu_P"}}))),
+        ),
+        ("another tool's call, in a tool's output", tool(call("A", "t2", json!(null)))),
+        ("a plan, in a tool's output", tool(plan("A"))),
+    ];
+    for (case, lines) in cases {
+        let input = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let out = bin("normalize").env("SOURCE_DATE_EPOCH", "0").write_stdin(input).output().unwrap();
+        let events = String::from_utf8(out.stdout).unwrap();
+        assert!(events.contains("[REDACTED:"), "{case}: nothing redacted: {events}");
+        assert!(!events.contains("mZ7pLw"), "{case}: the secret's second half let through: {events}");
+        assert!(run("scrub", &[], events.as_bytes()) == events.as_bytes(), "{case}: scrub changed normalize's output");
+    }
+    // `scrub` alone, on canonical events that come from elsewhere: the ids it keys streams
+    // on are those it writes, so a second pass cuts the text where the first did.
+    let event = |n: u32, session: &str, kind: &str, payload: &str| {
+        format!(
+            r#"{{"schema":"minicode.output.v1","eventId":"A:1:{n}","type":"{kind}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"{session}","turnId":1,"source":"agent","severity":"info","visibility":["normal","verbose","debug","machine"],"rawRef":{{"line":{n}}},"payload":{payload}}}"#
+        )
+    };
+    let text =
+        |n, session, delta: &str| event(n, session, "text", &format!(r#"{{"delta":"{delta}","role":"assistant"}}"#));
+    let started = event(2, "B", "tool.started", r#"{"toolCallId":"t2","name":"ls","kind":"shell","input":{}}"#);
+    let output = |n, delta: &str| {
+        event(n, "A", "tool.output", &format!(r#"{{"toolCallId":"t1","stream":"stdout","delta":"{delta}"}}"#))
+    };
+    let inputs = [
+        vec![text(1, "A", "password: Xk9fQ2"), started.clone(), text(3, "A", "mZ7pLw done")],
+        vec![
+            output(1, "password: Xk9fQ2"),
+            started.replace(r#""sessionId":"B""#, r#""sessionId":"A""#),
+            output(3, "mZ7pLw\\n"),
+        ],
+        vec![text(1, r"A\u0007", "see AKIA3U23XX"), text(2, "A", "WXN4WGI4QZ end")],
+    ];
+    for input in inputs {
+        let once = run("scrub", &[], format!("{}\n", input.join("\n")).as_bytes());
+        let text = String::from_utf8_lossy(&once);
+        assert!(text.contains("[REDACTED:") && !text.contains("mZ7pLw") && !text.contains("QZ end"), "{text}");
+        assert!(run("scrub", &[], &once) == once, "a second scrub changed the first's output: {text}");
+    }
+}
+
+/// A canonical line whose ids are not strings is still an event to `scrub` and `truncate`
+/// (reading whose event a line is, for the held text, once made it "not an event").
+#[test]
+fn an_event_whose_session_id_is_no_string_is_still_an_event() {
+    let line = r#"{"schema":"minicode.output.v1","eventId":"x:1:1","type":"warning","timestamp":"2026-01-01T00:00:00.000Z","sessionId":5,"turnId":1,"source":"agent","severity":"warning","visibility":["normal"],"rawRef":{"line":1},"payload":{"message":"token ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5","category":"X"}}"#;
+    for filter in ["scrub", "truncate"] {
+        let out = bin(filter).write_stdin(format!("{line}\n")).output().unwrap();
+        assert!(out.status.success(), "{filter}: {}", String::from_utf8_lossy(&out.stderr));
+    }
 }
 
 /// `normalize` keeps the tail of a tool output over the bound: a cut inside

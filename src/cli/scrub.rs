@@ -1,6 +1,7 @@
 //! `scrub`: secrets and terminal control bytes out of canonical JSONL (every string value,
 //! keys kept) or, with `--text`, out of any text.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -10,7 +11,7 @@ use super::{Command, CommonArgs, Diagnostics, Outcome};
 use crate::engine::clock::Clock;
 use crate::event::{Body, Event};
 use crate::io::{each_line, is_blank, read_lines, Line, LineSink, LineWriter, Source, Sources, Unreadable};
-use crate::scrub::json::{canonical_type, classify, event_session, event_type, LineKind};
+use crate::scrub::json::{canonical_type, classify, event_owner, event_type, LineKind};
 use crate::scrub::rules::RULES;
 use crate::scrub::stream::{Delta, Ends, Holder, Pauses, StreamKey};
 use crate::scrub::text::TextScrubber;
@@ -26,7 +27,7 @@ use crate::scrub::Scrubber;
 /// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
 /// of one stream (a message's text or thinking, a tool's output) is redacted whole: the
 /// unfinished tail of a delta waits for the stream's next delta, its block's end (another
-/// event of its session) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
+/// event of its agent, or of its tool) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
 /// `summary` record's `input.redactions` is raised by what this run redacted before it.
 #[derive(Debug, Parser)]
 #[command(name = "scrub", version, after_help = AFTER_HELP)]
@@ -122,8 +123,8 @@ struct Waiting {
     n: u64,
     line: String,
     delta: Option<Event>,
-    /// The blocks the line ends when it is no delta (see [`Ends`]).
-    ends: Ending,
+    /// Whose event the line is, when it is one and no delta: which blocks it ends.
+    owner: Option<Owner>,
     /// The holder moved text in or out of `delta`: the line is written anew from it.
     moved: bool,
 }
@@ -137,23 +138,25 @@ impl Waiting {
         let delta = matches!(type_name.as_deref(), Some("text" | "reasoning" | "tool.output"))
             .then(|| Event::from_json(&cleaned, true).ok())
             .flatten();
-        // As `normalize` ends blocks at the events it writes (`Delta for Event`).
-        let ends = match type_name.as_deref() {
-            _ if delta.is_some() => Ending::Nothing,
-            Some("usage") => Ending::Nothing,
-            _ if is_blank(&line) => Ending::Nothing,
-            Some("summary") => Ending::All,
-            _ => event_session(&cleaned).map_or(Ending::All, |s| Ending::Session(s.into_owned())),
+        let owner = match type_name {
+            Some(_) if delta.is_none() => event_owner(&cleaned).map(|o| Owner {
+                type_name: o.type_name.into_owned(),
+                session: o.session_id.into_owned(),
+                parent: o.parent_id.map(Cow::into_owned),
+                correlation: o.correlation_id.map(Cow::into_owned),
+            }),
+            _ => None,
         };
-        Waiting { n, line, delta, ends, moved: false }
+        Waiting { n, line, delta, owner, moved: false }
     }
 }
 
-/// [`Ends`], owned by the line.
-enum Ending {
-    Nothing,
-    Session(String),
-    All,
+/// [`crate::scrub::json::Owner`], owned by the line.
+struct Owner {
+    type_name: String,
+    session: String,
+    parent: Option<String>,
+    correlation: Option<String>,
 }
 
 impl Delta for Waiting {
@@ -162,11 +165,10 @@ impl Delta for Waiting {
     }
 
     fn ends_blocks(&self) -> Ends<'_> {
-        match &self.ends {
-            Ending::Nothing => Ends::Nothing,
-            Ending::Session(s) => Ends::Session(s),
-            Ending::All => Ends::All,
-        }
+        // As `normalize` ends blocks at the events it writes (`Delta for Event`).
+        self.owner.as_ref().map_or(Ends::Nothing, |o| {
+            Ends::of(&o.type_name, &o.session, o.parent.as_deref(), o.correlation.as_deref())
+        })
     }
 
     fn delta_mut(&mut self) -> &mut String {

@@ -30,8 +30,25 @@ struct Probe<'a> {
     schema: Option<Cow<'a, str>>,
     #[serde(rename = "type", borrow)]
     type_name: Option<Cow<'a, str>>,
+}
+
+/// What an event's envelope says of whose it is.
+#[derive(Deserialize)]
+pub struct Owner<'a> {
+    #[serde(borrow)]
+    schema: Cow<'a, str>,
+    /// The event's type.
+    #[serde(rename = "type", borrow)]
+    pub type_name: Cow<'a, str>,
+    /// Its session.
     #[serde(rename = "sessionId", borrow)]
-    session_id: Option<Cow<'a, str>>,
+    pub session_id: Cow<'a, str>,
+    /// The call that spawned its agent, for a subagent's.
+    #[serde(rename = "parentId", borrow)]
+    pub parent_id: Option<Cow<'a, str>>,
+    /// The tool call, approval or turn it is of.
+    #[serde(rename = "correlationId", borrow)]
+    pub correlation_id: Option<Cow<'a, str>>,
 }
 
 /// The type of the event on `line` as `normalize` writes events
@@ -60,12 +77,9 @@ pub fn event_type(line: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// The session of the event on `line`; `None` when it is not an event or names none.
-pub fn event_session(line: &str) -> Option<Cow<'_, str>> {
-    match serde_json::from_str::<Probe<'_>>(line) {
-        Ok(p) if p.schema.as_deref() == Some(SCHEMA) && p.type_name.is_some() => p.session_id,
-        _ => None,
-    }
+/// Whose the event on `line` is; `None` when it is not an event, or its ids are not strings.
+pub fn event_owner(line: &str) -> Option<Owner<'_>> {
+    serde_json::from_str::<Owner<'_>>(line).ok().filter(|o| o.schema == SCHEMA)
 }
 
 /// Parses `line` just enough to tell an event from other JSON and from text.

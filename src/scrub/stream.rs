@@ -5,8 +5,8 @@
 //! stream's next delta, so a secret is whole in one event when that event is scrubbed.
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
-//! until the stream's next delta, an event that ends the stream's block (any event of its
-//! session but a delta or a usage report, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
+//! until the stream's next delta, an event that ends the stream's block (an event of the
+//! same agent, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
 //! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
 //! timing, so then only the stream's next delta, its block's end or the end of the input
 //! decide, and the same input gives the same bytes however it arrives. The held tail is
@@ -20,8 +20,10 @@
 //! the tail is first scrubbed as the end of its block ([`Holder::push_sealing`]): `AKIA…`
 //! ending one message and `Using…` beginning the next make no longer run that is no key.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 
+use super::control::clean;
 use super::detect::Detector;
 use super::lead::Walks;
 use crate::bound::ceil_boundary;
@@ -186,26 +188,69 @@ fn element_start(detector: &Detector, text: &str, nl: usize) -> Option<usize> {
     detector.may_match(&text[start..nl]).then_some(start)
 }
 
-/// The stream a delta is of: its session, and within it the delta's kind, call and parent.
+/// The stream a delta is of: its agent (session, and the call that spawned it for a
+/// subagent), its kind, and its tool call (empty for text and thinking). Ids are keyed
+/// without control bytes, as they are written, so that a second scrub keys them alike.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StreamKey {
-    /// The session's id.
-    pub session: String,
-    /// The rest, told apart however the item likes.
-    pub within: String,
+    session: String,
+    parent: String,
+    kind: &'static str,
+    call: String,
 }
 
-/// The open streams' blocks that an item which is no delta ends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The open streams' blocks that an item which is no delta ends. Agents run side by side
+/// (an ACP client's sessions, a pipe of two runs, subagents, tools in parallel): another
+/// agent's or another tool's event ends no block of this one, whose message or output may
+/// go on, in the middle of a secret, with its next delta.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ends<'a> {
-    /// None: a usage report (it comes in the middle of a message), a blank line.
+    /// None: a usage report (it comes in the middle of a message), a raw line (an agent's
+    /// noise, a line of another stream), a line that is no event, a blank line.
     Nothing,
-    /// Those of its session. Sessions run side by side (an ACP client's, a pipe of two
-    /// runs): another session's tool call ends no block of this one, whose message may go
-    /// on, in the middle of a secret, with its next chunk.
-    Session(&'a str),
-    /// Every one: the end of a run (its summary), or a line that is no event.
+    /// Those of one agent: its text and thinking, and the output of the tool call the
+    /// event is of (its correlation).
+    Agent {
+        /// The session.
+        session: Cow<'a, str>,
+        /// The call that spawned the agent, empty for the session's own.
+        parent: Cow<'a, str>,
+        /// The event's correlation: a tool call's output ends at that call's events.
+        call: Cow<'a, str>,
+    },
+    /// Every one of a session: its turn or itself begins or ends.
+    Session(Cow<'a, str>),
+    /// Every one: a run ends (its summary).
     All,
+}
+
+impl<'a> Ends<'a> {
+    /// The blocks an event ends, from its type and ids: one rule for an event read whole
+    /// (`normalize`) and for one skimmed from its line (`scrub`), so both cut text alike.
+    pub fn of(type_name: &str, session: &'a str, parent: Option<&'a str>, correlation: Option<&'a str>) -> Ends<'a> {
+        match type_name {
+            "usage" | "raw" => Ends::Nothing,
+            "summary" => Ends::All,
+            t if t.starts_with("turn.") || t.starts_with("session.") => Ends::Session(clean(session)),
+            _ => Ends::Agent {
+                session: clean(session),
+                parent: clean(parent.unwrap_or("")),
+                call: clean(correlation.unwrap_or("")),
+            },
+        }
+    }
+
+    /// True when these are the blocks of `key`'s stream among them.
+    fn include(&self, key: &StreamKey) -> bool {
+        match self {
+            Ends::Nothing => false,
+            Ends::Agent { session, parent, call } => {
+                key.session == *session && key.parent == *parent && (key.call.is_empty() || key.call == *call)
+            }
+            Ends::Session(session) => key.session == *session,
+            Ends::All => true,
+        }
+    }
 }
 
 /// An item of a stream of events: an event, or a line that carries one.
@@ -263,17 +308,16 @@ pub fn is_delta(event: &Event) -> bool {
 impl Delta for Event {
     fn stream(&self) -> Option<StreamKey> {
         let (kind, call) = stream_kind(self)?;
-        let parent = self.parent_id.as_deref().unwrap_or("");
-        // NUL cannot be in a scrubbed id, so the parts cannot run into each other.
-        Some(StreamKey { session: self.session_id.clone(), within: [kind, call, parent].join("\0") })
+        Some(StreamKey {
+            session: clean(&self.session_id).into_owned(),
+            parent: clean(self.parent_id.as_deref().unwrap_or("")).into_owned(),
+            kind,
+            call: clean(call).into_owned(),
+        })
     }
 
     fn ends_blocks(&self) -> Ends<'_> {
-        match self.body {
-            Body::Usage(_) => Ends::Nothing,
-            Body::Summary(_) => Ends::All,
-            _ => Ends::Session(&self.session_id),
-        }
+        Ends::of(self.type_name(), &self.session_id, self.parent_id.as_deref(), self.correlation_id.as_deref())
     }
 
     fn take_first_piece(&mut self) -> bool {
@@ -370,10 +414,9 @@ impl<T: Delta> Holder<T> {
     pub fn push_sealing(&mut self, mut item: T, ready: &mut Vec<T>, mut seal: impl FnMut(&mut String)) {
         match item.stream() {
             None => {
-                match item.ends_blocks() {
-                    Ends::Nothing => {}
-                    Ends::Session(session) => self.decide_open(|key| key.session == session),
-                    Ends::All => self.decide_open(|_| true),
+                let ends = item.ends_blocks();
+                if ends != Ends::Nothing {
+                    self.decide_open(|key| ends.include(key));
                 }
                 if self.queue.is_empty() {
                     ready.push(item);
@@ -532,7 +575,12 @@ mod tests {
 
     impl Delta for Item {
         fn stream(&self) -> Option<StreamKey> {
-            self.delta.as_ref().map(|_| StreamKey { session: "s".to_owned(), within: "a".to_owned() })
+            self.delta.as_ref().map(|_| StreamKey {
+                session: "s".to_owned(),
+                parent: String::new(),
+                kind: "text/assistant",
+                call: String::new(),
+            })
         }
         fn ends_blocks(&self) -> Ends<'_> {
             Ends::Nothing
