@@ -388,12 +388,14 @@ pub struct Holder<T> {
     /// The sum of the waiting slots' weights.
     bytes: usize,
     pauses: Pauses,
+    /// Where a held tail and the next delta are joined.
+    joined: String,
 }
 
 impl<T: Delta> Holder<T> {
     /// An empty holder, whose [`Holder::pause`] does as `pauses` says.
     pub fn new(pauses: Pauses) -> Holder<T> {
-        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, bytes: 0, pauses }
+        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, bytes: 0, pauses, joined: String::new() }
     }
 
     /// True when nothing waits.
@@ -432,10 +434,17 @@ impl<T: Delta> Holder<T> {
                     let prev = &mut self.queue[(at - self.popped) as usize];
                     let (_, cut, tail_scan) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
-                    let mut joined = delta.split_off(cut);
+                    // The text is joined in a buffer of the holder's and given back to the
+                    // two deltas' own strings, which seldom need to grow: they were read on
+                    // another thread (`normalize`), and a string grown or freed here is one
+                    // the allocator must lock that thread's arena for.
+                    let joined = &mut self.joined;
+                    joined.clear();
+                    joined.push_str(&delta[cut..]);
+                    delta.truncate(cut);
                     // A sealed tail changed: it is looked at again whole (it is short).
                     let tail = if first {
-                        seal(&mut joined);
+                        seal(joined);
                         0
                     } else {
                         scan = tail_scan;
@@ -443,14 +452,18 @@ impl<T: Delta> Holder<T> {
                     };
                     joined.push_str(&text);
                     // Only the new text (and a little before it) is looked at: see `Scan`.
-                    let decided = scan.hold_from(&joined, tail);
+                    let decided = scan.hold_from(joined, tail);
                     scan.shift(decided);
                     delta.push_str(&joined[..decided]);
                     prev.item.touched();
                     let weight = prev.item.weight();
                     self.bytes = self.bytes - prev.weight + weight;
                     prev.weight = weight;
-                    text = joined.split_off(decided);
+                    text.clear();
+                    text.push_str(&joined[decided..]);
+                    if joined.capacity() > MAX_HOLD * 4 {
+                        *joined = String::new();
+                    }
                     seen = text.len();
                     item.touched();
                 }
