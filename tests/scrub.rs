@@ -527,14 +527,12 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
     }
 }
 
-/// A secret split over two deltas of one stream is redacted whole when an event of another
-/// agent or tool comes between them: another session's tool call, plan or start, a
-/// subagent's tool call, another tool's start or a plan between two pieces of a tool's
-/// output, a line that is not JSON or of no known shape. An event ends the blocks of its
-/// own agent only, and a tool's output only at that tool's events; in `normalize` and in
-/// `scrub`. (Any event once decided every held text; found by adversarial probes.)
+/// A secret split over two deltas of one session's stream is redacted whole when an event
+/// of another session comes between them (its tool call, plan or start): an event ends the
+/// blocks of its own session only, in `normalize` and in `scrub`. (Any event once decided
+/// every held text; found by an adversarial probe.)
 #[test]
-fn an_event_ends_only_its_own_agents_blocks() {
+fn an_event_ends_only_its_own_sessions_blocks() {
     use serde_json::json;
     let update = |session: &str, update: serde_json::Value| {
         json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": session, "update": update}})
@@ -584,14 +582,7 @@ fn an_event_ends_only_its_own_agents_blocks() {
         ("another session's tool call", message(call("B", "t9", json!(null)))),
         ("another session's plan", message(plan("B"))),
         ("another session's start", message(prompt(3, "C"))),
-        ("another session's update of no known kind", message(update("B", json!({"sessionUpdate": "foo_update"})))),
-        ("a line that is not JSON", message("[debug] agent heartbeat".to_owned())),
-        (
-            "a subagent's tool call",
-            message(call("A", "t5", json!({"claudeCode": {"toolName": "Bash", "parentToolUseId": "toolu_P"}}))),
-        ),
-        ("another tool's call, in a tool's output", tool(call("A", "t2", json!(null)))),
-        ("a plan, in a tool's output", tool(plan("A"))),
+        ("another session's tool call, in a tool's output", tool(call("B", "t2", json!(null)))),
     ];
     for (case, lines) in cases {
         let input = lines.iter().map(|l| format!("{l}\n")).collect::<String>();
@@ -616,11 +607,7 @@ fn an_event_ends_only_its_own_agents_blocks() {
     };
     let inputs = [
         vec![text(1, "A", "password: Xk9fQ2"), started.clone(), text(3, "A", "mZ7pLw done")],
-        vec![
-            output(1, "password: Xk9fQ2"),
-            started.replace(r#""sessionId":"B""#, r#""sessionId":"A""#),
-            output(3, "mZ7pLw\\n"),
-        ],
+        vec![output(1, "password: Xk9fQ2"), started, output(3, "mZ7pLw\\n")],
         vec![text(1, r"A\u0007", "see AKIA3U23XX"), text(2, "A", "WXN4WGI4QZ end")],
     ];
     for input in inputs {

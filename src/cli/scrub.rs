@@ -1,7 +1,6 @@
 //! `scrub`: secrets and terminal control bytes out of canonical JSONL (every string value,
 //! keys kept) or, with `--text`, out of any text.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 
@@ -27,7 +26,7 @@ use crate::scrub::Scrubber;
 /// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
 /// of one stream (a message's text or thinking, a tool's output) is redacted whole: the
 /// unfinished tail of a delta waits for the stream's next delta, its block's end (another
-/// event of its agent, or of its tool) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
+/// event of its session) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
 /// `summary` record's `input.redactions` is raised by what this run redacted before it.
 #[derive(Debug, Parser)]
 #[command(name = "scrub", version, after_help = AFTER_HELP)]
@@ -139,12 +138,8 @@ impl Waiting {
             .then(|| Event::from_json(&cleaned, true).ok())
             .flatten();
         let owner = match type_name {
-            Some(_) if delta.is_none() => event_owner(&cleaned).map(|o| Owner {
-                type_name: o.type_name.into_owned(),
-                session: o.session_id.into_owned(),
-                parent: o.parent_id.map(Cow::into_owned),
-                correlation: o.correlation_id.map(Cow::into_owned),
-            }),
+            Some(_) if delta.is_none() => event_owner(&cleaned)
+                .map(|o| Owner { type_name: o.type_name.into_owned(), session: o.session_id.into_owned() }),
             _ => None,
         };
         Waiting { n, line, delta, owner, moved: false }
@@ -155,8 +150,6 @@ impl Waiting {
 struct Owner {
     type_name: String,
     session: String,
-    parent: Option<String>,
-    correlation: Option<String>,
 }
 
 impl Delta for Waiting {
@@ -166,9 +159,7 @@ impl Delta for Waiting {
 
     fn ends_blocks(&self) -> Ends<'_> {
         // As `normalize` ends blocks at the events it writes (`Delta for Event`).
-        self.owner.as_ref().map_or(Ends::Nothing, |o| {
-            Ends::of(&o.type_name, &o.session, o.parent.as_deref(), o.correlation.as_deref())
-        })
+        self.owner.as_ref().map_or(Ends::Nothing, |o| Ends::of(&o.type_name, &o.session))
     }
 
     fn delta_mut(&mut self) -> &mut String {

@@ -43,12 +43,6 @@ pub struct Owner<'a> {
     /// Its session.
     #[serde(rename = "sessionId", borrow)]
     pub session_id: Cow<'a, str>,
-    /// The call that spawned its agent, for a subagent's.
-    #[serde(rename = "parentId", borrow)]
-    pub parent_id: Option<Cow<'a, str>>,
-    /// The tool call, approval or turn it is of.
-    #[serde(rename = "correlationId", borrow)]
-    pub correlation_id: Option<Cow<'a, str>>,
 }
 
 /// The type of the event on `line` as `normalize` writes events
@@ -77,7 +71,7 @@ pub fn event_type(line: &str) -> Option<Cow<'_, str>> {
     }
 }
 
-/// Whose the event on `line` is; `None` when it is not an event, or its ids are not strings.
+/// Whose the event on `line` is; `None` when it is not an event, or its session is no string.
 pub fn event_owner(line: &str) -> Option<Owner<'_>> {
     serde_json::from_str::<Owner<'_>>(line).ok().filter(|o| o.schema == SCHEMA)
 }

@@ -5,8 +5,8 @@
 //! stream's next delta, so a secret is whole in one event when that event is scrubbed.
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
-//! until the stream's next delta, an event that ends the stream's block (an event of the
-//! same agent, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
+//! until the stream's next delta, an event that ends the stream's block (an event of its
+//! session, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
 //! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
 //! timing, so then only the stream's next delta, its block's end or the end of the input
 //! decide, and the same input gives the same bytes however it arrives. The held tail is
@@ -188,8 +188,8 @@ fn element_start(detector: &Detector, text: &str, nl: usize) -> Option<usize> {
     detector.may_match(&text[start..nl]).then_some(start)
 }
 
-/// The stream a delta is of: its agent (session, and the call that spawned it for a
-/// subagent), its kind, and its tool call (empty for text and thinking). Ids are keyed
+/// The stream a delta is of: its session, the call that spawned its agent for a subagent's,
+/// its kind, and its tool call (empty for text and thinking). Ids are keyed
 /// without control bytes, as they are written, so that a second scrub keys them alike.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StreamKey {
@@ -199,44 +199,30 @@ pub struct StreamKey {
     call: String,
 }
 
-/// The open streams' blocks that an item which is no delta ends. Agents run side by side
-/// (an ACP client's sessions, a pipe of two runs, subagents, tools in parallel): another
-/// agent's or another tool's event ends no block of this one, whose message or output may
-/// go on, in the middle of a secret, with its next delta.
+/// The open streams' blocks that an item which is no delta ends. Sessions run side by side
+/// (an ACP client's, a pipe of two runs): another session's tool call ends no block of
+/// this one, whose message may go on, in the middle of a secret, with its next chunk.
+/// Within a session an event ends every block, a subagent's or another tool's too: held
+/// text joined across it would be moved before it, out of the session's order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ends<'a> {
-    /// None: a usage report (it comes in the middle of a message), a raw line (an agent's
-    /// noise, a line of another stream), a line that is no event, a blank line.
+    /// None: a usage report (it comes in the middle of a message), a line that is no event,
+    /// a blank line.
     Nothing,
-    /// Those of one agent: its text and thinking, and the output of the tool call the
-    /// event is of (its correlation).
-    Agent {
-        /// The session.
-        session: Cow<'a, str>,
-        /// The call that spawned the agent, empty for the session's own.
-        parent: Cow<'a, str>,
-        /// The event's correlation: a tool call's output ends at that call's events.
-        call: Cow<'a, str>,
-    },
-    /// Every one of a session: its turn or itself begins or ends.
+    /// Those of one session.
     Session(Cow<'a, str>),
     /// Every one: a run ends (its summary).
     All,
 }
 
 impl<'a> Ends<'a> {
-    /// The blocks an event ends, from its type and ids: one rule for an event read whole
+    /// The blocks an event of `session` ends, by its type: one rule for an event read whole
     /// (`normalize`) and for one skimmed from its line (`scrub`), so both cut text alike.
-    pub fn of(type_name: &str, session: &'a str, parent: Option<&'a str>, correlation: Option<&'a str>) -> Ends<'a> {
+    pub fn of(type_name: &str, session: &'a str) -> Ends<'a> {
         match type_name {
-            "usage" | "raw" => Ends::Nothing,
+            "usage" => Ends::Nothing,
             "summary" => Ends::All,
-            t if t.starts_with("turn.") || t.starts_with("session.") => Ends::Session(clean(session)),
-            _ => Ends::Agent {
-                session: clean(session),
-                parent: clean(parent.unwrap_or("")),
-                call: clean(correlation.unwrap_or("")),
-            },
+            _ => Ends::Session(clean(session)),
         }
     }
 
@@ -244,9 +230,6 @@ impl<'a> Ends<'a> {
     fn include(&self, key: &StreamKey) -> bool {
         match self {
             Ends::Nothing => false,
-            Ends::Agent { session, parent, call } => {
-                key.session == *session && key.parent == *parent && (key.call.is_empty() || key.call == *call)
-            }
             Ends::Session(session) => key.session == *session,
             Ends::All => true,
         }
@@ -317,7 +300,7 @@ impl Delta for Event {
     }
 
     fn ends_blocks(&self) -> Ends<'_> {
-        Ends::of(self.type_name(), &self.session_id, self.parent_id.as_deref(), self.correlation_id.as_deref())
+        Ends::of(self.type_name(), &self.session_id)
     }
 
     fn take_first_piece(&mut self) -> bool {
