@@ -16,7 +16,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, Event};
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
-use crate::scrub::stream::{is_delta, Delta, Ends, Holder, Pauses, StreamKey};
+use crate::scrub::stream::{is_delta, Delta, Ends, Holder, Pauses, Seal, StreamKey};
 use crate::scrub::Scrubber;
 use crate::truncate::Truncator;
 
@@ -144,8 +144,9 @@ impl Stages {
     /// the end of its text.
     fn hold(&mut self, staged: Staged) {
         let scrub = &mut self.finish.scrub;
-        self.streams.push_sealing(staged, &mut self.ready, |tail| {
-            scrub.scrub_text(tail);
+        self.streams.push_sealing(staged, &mut self.ready, |tail, seal| match seal {
+            Seal::Ended => scrub.scrub_text(tail),
+            Seal::Crossed { next } => scrub.seal_lost(tail, next),
         });
     }
 

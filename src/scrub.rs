@@ -30,7 +30,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use crate::event::{id_member, Event, Label, Relabel};
-use detect::Detector;
+use detect::{Detector, Finding};
 use json::Place;
 
 /// Text without its terminal control sequences and bytes: what other layers (the engine's
@@ -143,21 +143,53 @@ impl Scrubber {
             if found.is_empty() {
                 break;
             }
-            let mut out = String::with_capacity(text.len());
-            let mut at = 0;
-            for f in &found {
-                let kind = detector.rule(f).kind;
-                out.push_str(&text[at..f.range.start]);
-                out.push_str(MARK);
-                out.push_str(kind);
-                out.push(']');
-                at = f.range.end;
-                *self.counts.entry(kind.to_owned()).or_insert(0) += 1;
-            }
-            out.push_str(&text[at..]);
-            changed = Some(out);
+            changed = Some(self.replace(text, &found));
         }
         changed
+    }
+
+    /// `text` with each of `found` (in order, disjoint) replaced by its marker, counted.
+    fn replace<'f>(&mut self, text: &str, found: impl IntoIterator<Item = &'f Finding>) -> String {
+        let detector = Detector::global();
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for f in found {
+            let kind = detector.rule(f).kind;
+            out.push_str(&text[at..f.range.start]);
+            out.push_str(MARK);
+            out.push_str(kind);
+            out.push(']');
+            at = f.range.end;
+            *self.counts.entry(kind.to_owned()).or_insert(0) += 1;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    /// Redacts in `tail`, the held end of a stream's text, the secrets it shows alone that
+    /// it would not show followed by `next`, the stream's next text: `…QZ` ending one
+    /// message and `Using…` beginning the next make `…QZUsing`, which is no key. A secret
+    /// the join shows whole (a value that `next` goes on with) is left to be found so.
+    /// Returns true when it changed `tail` (then without control bytes).
+    pub fn seal_lost(&mut self, tail: &mut String, next: &str) -> bool {
+        let detector = Detector::global();
+        let alone = control::clean(tail);
+        let found = detector.find(&alone);
+        if found.is_empty() {
+            return false;
+        }
+        let joined = control::clean(&[tail.as_str(), next].concat()).into_owned();
+        // Cleaning the two together may change the tail's end (a sequence the join
+        // completes): then every secret of the tail alone is redacted.
+        let together = if joined.starts_with(&*alone) { detector.find(&joined) } else { Vec::new() };
+        let within =
+            |f: &Finding| together.iter().any(|g| g.range.start <= f.range.start && f.range.end <= g.range.end);
+        let lost: Vec<&Finding> = found.iter().filter(|f| !within(f)).collect();
+        if lost.is_empty() {
+            return false;
+        }
+        *tail = self.replace(&alone, lost);
+        true
     }
 
     /// Scrubs one string in place; true when it changed.
@@ -309,6 +341,24 @@ mod tests {
 
     const SECRET: &str = "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";
     const OTHER: &str = "ghp_Synth3t1cT0kenF0rD0csN0tR3al005KMHj1";
+
+    #[test]
+    fn a_seal_redacts_only_what_the_join_would_hide() {
+        let mut scrubber = Scrubber::new();
+        let seal = |scrubber: &mut Scrubber, tail: &str, next: &str| {
+            let mut tail = tail.to_owned();
+            scrubber.seal_lost(&mut tail, next).then_some(tail)
+        };
+        // `…QZUsing` is no key: the key ended its message.
+        let sealed = seal(&mut scrubber, "key AKIA3U23XXWXN4WGI4QZ", "Using it.");
+        assert_eq!(sealed.as_deref(), Some("key [REDACTED:aws-access-key]"));
+        // The value goes on in the next text: joined, it is found whole.
+        assert_eq!(seal(&mut scrubber, "password: Xk9fQ2", "mZ7pLw done"), None);
+        // A key the join still shows as one is left to be found with it.
+        assert_eq!(seal(&mut scrubber, &format!("token {SECRET}"), " and more"), None);
+        assert_eq!(seal(&mut scrubber, "plain words", "Next"), None);
+        assert_eq!(scrubber.counts().values().sum::<u64>(), 1, "only the sealed key is counted");
+    }
 
     #[test]
     fn the_revision_changes_with_the_rule_table() {

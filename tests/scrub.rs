@@ -529,8 +529,9 @@ fn a_secret_split_around_another_messages_delta_is_redacted_whole() {
 
 /// A secret split over two deltas of one session's stream is redacted whole when an event
 /// of another session comes between them (its tool call, plan or start): an event ends the
-/// blocks of its own session only, in `normalize` and in `scrub`. (Any event once decided
-/// every held text; found by an adversarial probe.)
+/// blocks of its own session only, in `normalize` and in `scrub`; and a key that ended a
+/// message before such an event is redacted, whatever the next message begins with. (Any
+/// event once decided every held text; found by adversarial probes.)
 #[test]
 fn an_event_ends_only_its_own_sessions_blocks() {
     use serde_json::json;
@@ -607,13 +608,15 @@ fn an_event_ends_only_its_own_sessions_blocks() {
     };
     let inputs = [
         vec![text(1, "A", "password: Xk9fQ2"), started.clone(), text(3, "A", "mZ7pLw done")],
+        // A key that ends a message, and a next message that begins with a letter.
+        vec![text(1, "A", "key AKIA3U23XXWXN4WGI4QZ"), started.clone(), text(3, "A", "Using it.")],
         vec![output(1, "password: Xk9fQ2"), started, output(3, "mZ7pLw\\n")],
         vec![text(1, r"A\u0007", "see AKIA3U23XX"), text(2, "A", "WXN4WGI4QZ end")],
     ];
     for input in inputs {
         let once = run("scrub", &[], format!("{}\n", input.join("\n")).as_bytes());
         let text = String::from_utf8_lossy(&once);
-        assert!(text.contains("[REDACTED:") && !text.contains("mZ7pLw") && !text.contains("QZ end"), "{text}");
+        assert!(text.contains("[REDACTED:") && !text.contains("mZ7pLw") && !text.contains("WXN4WGI4QZ"), "{text}");
         assert!(run("scrub", &[], &once) == once, "a second scrub changed the first's output: {text}");
     }
 }
@@ -692,7 +695,7 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
     let init = |s: &str| json!({"type": "system", "subtype": "init", "session_id": s});
     // A dialect's name, and its run of a positive's text (its index, the text).
     type Runs<'a> = &'a dyn Fn(usize, &str) -> String;
-    let dialects: [(&str, Runs<'_>); 6] = [
+    let dialects: [(&str, Runs<'_>); 7] = [
         ("claude, two messages", &|i, t| {
             let s = format!("c{i}");
             lines(vec![init(&s), claude(&s, 2 * i, vec![text(t)]), claude(&s, 2 * i + 1, vec![text(next)])])
@@ -734,6 +737,17 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
             let chunk = |m: &str, t: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": format!("x{i}"), "update": {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}, "messageId": m}}});
             let half = t.char_indices().nth(t.chars().count() / 2).map_or(0, |(at, _)| at);
             lines(vec![chunk("a", &t[..half]), chunk("a", &t[half..]), chunk("b", next)])
+        }),
+        ("acp, no message ids, another session's event between the messages", &|i, t| {
+            let update = |s: &str, u: serde_json::Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": s, "update": u}});
+            let chunk = |t: &str| {
+                update(
+                    &format!("x{i}"),
+                    json!({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": t}}),
+                )
+            };
+            let call = json!({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "ls", "kind": "execute", "status": "pending"});
+            lines(vec![chunk(t), update(&format!("y{i}"), call), chunk(next)])
         }),
     ];
     for (dialect, run_of) in dialects {

@@ -12,7 +12,7 @@ use crate::event::{Body, Event};
 use crate::io::{each_line, is_blank, read_lines, Line, LineSink, LineWriter, Source, Sources, Unreadable};
 use crate::scrub::json::{canonical_type, classify, event_owner, event_type, LineKind};
 use crate::scrub::rules::RULES;
-use crate::scrub::stream::{Delta, Ends, Holder, Pauses, StreamKey};
+use crate::scrub::stream::{Delta, Ends, Holder, Pauses, Seal, StreamKey};
 use crate::scrub::text::TextScrubber;
 use crate::scrub::Scrubber;
 
@@ -223,7 +223,14 @@ impl<W: Write> LineSink for Jsonl<'_, '_, W> {
             self.run.jsonl_line(self.n, &line, self.out.line_buf())?;
             self.out.end_line()?;
         } else {
-            self.streams.push(Waiting::new(self.n, line.into_owned()), &mut self.ready);
+            let scrubber = &mut self.run.scrubber;
+            self.streams.push_sealing(Waiting::new(self.n, line.into_owned()), &mut self.ready, |tail, seal| {
+                match seal {
+                    // Canonical lines do not say where a block begins.
+                    Seal::Ended => false,
+                    Seal::Crossed { next } => scrubber.seal_lost(tail, next),
+                }
+            });
             self.write_ready()?;
         }
         Ok(true)

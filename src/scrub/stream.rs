@@ -357,8 +357,24 @@ struct Slot<T> {
     /// The item's [`Delta::weight`] when it last changed.
     weight: usize,
     /// For the open (last) delta of its stream: its stream, where its undecided tail starts,
-    /// and what the scan of that tail found (its positions in the tail).
-    open: Option<(StreamKey, usize, Scan)>,
+    /// what the scan of that tail found (its positions in the tail), and the holder's
+    /// [`Holder::crossings`] when it was held.
+    open: Option<(StreamKey, usize, Scan, u64)>,
+}
+
+/// What a seal is asked to do with a held tail, before the stream's next text is joined to
+/// it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seal<'a> {
+    /// The tail ended its block (the next text begins a new one): scrub it as an end.
+    Ended,
+    /// Events of other sessions came between the tail and `next`, which may begin a new
+    /// block or go on with this one: redact what the tail alone shows as a secret and the
+    /// join would not (see [`crate::scrub::Scrubber::seal_lost`]).
+    Crossed {
+        /// The next text of the stream.
+        next: &'a str,
+    },
 }
 
 /// Holds back the undecided tails of delta streams; see the module doc.
@@ -373,12 +389,23 @@ pub struct Holder<T> {
     pauses: Pauses,
     /// Where a held tail and the next delta are joined.
     joined: String,
+    /// How many items that end blocks (of some session) have come: a stream held across one
+    /// of another session may have ended its block there, unsaid ([`Seal::Crossed`]).
+    crossings: u64,
 }
 
 impl<T: Delta> Holder<T> {
     /// An empty holder, whose [`Holder::pause`] does as `pauses` says.
     pub fn new(pauses: Pauses) -> Holder<T> {
-        Holder { queue: VecDeque::new(), open: HashMap::new(), popped: 0, bytes: 0, pauses, joined: String::new() }
+        Holder {
+            queue: VecDeque::new(),
+            open: HashMap::new(),
+            popped: 0,
+            bytes: 0,
+            pauses,
+            joined: String::new(),
+            crossings: 0,
+        }
     }
 
     /// True when nothing waits.
@@ -388,20 +415,27 @@ impl<T: Delta> Holder<T> {
 
     /// Takes the next item; appends to `ready` the items now decided, in order.
     pub fn push(&mut self, item: T, ready: &mut Vec<T>) {
-        self.push_sealing(item, ready, |_| ());
+        self.push_sealing(item, ready, |_, _| false);
     }
 
     /// [`Holder::push`], which calls `seal` on the held tail of the item's stream when the
-    /// item begins a new block ([`Delta::take_first_piece`]): the tail ended its block, so `seal`
-    /// scrubs it as an end, and the item's text is joined to what that left. It is still
-    /// joined, so that the text is cut between events as a second scrub of the output
-    /// (which knows nothing of blocks) cuts it.
-    pub fn push_sealing(&mut self, mut item: T, ready: &mut Vec<T>, mut seal: impl FnMut(&mut String)) {
+    /// item begins a new block ([`Delta::take_first_piece`], [`Seal::Ended`]) or when other
+    /// sessions' events came between them ([`Seal::Crossed`]); `seal` says whether it changed
+    /// the tail. The item's text is joined to what that left. It is still joined, so that
+    /// the text is cut between events as a second scrub of the output (which knows nothing
+    /// of blocks) cuts it.
+    pub fn push_sealing(
+        &mut self,
+        mut item: T,
+        ready: &mut Vec<T>,
+        mut seal: impl FnMut(&mut String, Seal<'_>) -> bool,
+    ) {
         match item.stream() {
             None => {
                 let ends = item.ends_blocks();
                 if ends != Ends::Nothing {
                     self.decide_open(|key| ends.include(key));
+                    self.crossings += 1;
                 }
                 if self.queue.is_empty() {
                     ready.push(item);
@@ -415,7 +449,7 @@ impl<T: Delta> Holder<T> {
                 let (mut scan, mut seen) = (Scan::default(), 0);
                 if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];
-                    let (_, cut, tail_scan) = prev.open.take().expect("an open stream's slot is open");
+                    let (_, cut, tail_scan, crossings) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
                     // The text is joined in a buffer of the holder's and given back to the
                     // two deltas' own strings, which seldom need to grow: they were read on
@@ -425,9 +459,14 @@ impl<T: Delta> Holder<T> {
                     joined.clear();
                     joined.push_str(&delta[cut..]);
                     delta.truncate(cut);
-                    // A sealed tail changed: it is looked at again whole (it is short).
-                    let tail = if first {
-                        seal(joined);
+                    // A sealed tail that changed is looked at again whole (it is short).
+                    let sealed = if first {
+                        seal(joined, Seal::Ended);
+                        true
+                    } else {
+                        crossings != self.crossings && seal(joined, Seal::Crossed { next: &text })
+                    };
+                    let tail = if sealed {
                         0
                     } else {
                         scan = tail_scan;
@@ -459,7 +498,7 @@ impl<T: Delta> Holder<T> {
                 }
                 let open = (cut < item.delta_mut().len()).then(|| {
                     self.open.insert(key.clone(), self.popped + self.queue.len() as u64);
-                    (key, cut, scan)
+                    (key, cut, scan, self.crossings)
                 });
                 self.enqueue(item, open);
             }
@@ -471,7 +510,7 @@ impl<T: Delta> Holder<T> {
         }
     }
 
-    fn enqueue(&mut self, mut item: T, open: Option<(StreamKey, usize, Scan)>) {
+    fn enqueue(&mut self, mut item: T, open: Option<(StreamKey, usize, Scan, u64)>) {
         let weight = item.weight();
         self.bytes += weight;
         self.queue.push_back(Slot { item, weight, open });
@@ -637,9 +676,11 @@ mod tests {
         for (piece, sealed) in [(Piece::First, true), (Piece::Next, false)] {
             let mut holder = Holder::new(Pauses::Wait);
             let (mut ready, mut seals) = (Vec::new(), Vec::new());
-            let mut seal = |tail: &mut String| {
+            let mut seal = |tail: &mut String, seal: Seal<'_>| {
+                assert_eq!(seal, Seal::Ended, "no other session's event came between");
                 seals.push(tail.clone());
                 *tail = tail.replace("ghp_abc", "[X]");
+                true
             };
             holder.push_sealing(event("see ghp_abc", Piece::First), &mut ready, &mut seal);
             holder.push_sealing(event("Next words", piece), &mut ready, &mut seal);
