@@ -19,6 +19,13 @@ const LINE_REACH: usize = 4096;
 /// that a secret the cut parts is found whole, and the cut keeps its marker or nothing.
 pub const SCRUB_REACH: usize = 8 * 1024;
 
+/// How much of the newest text is kept for tool output bounded to `max` bytes before it is
+/// scrubbed: the stages scrub it, then cut it to `max` ([`crate::pipeline::Finish`]), so a
+/// secret the cut would part from its word is found with it, however long its line.
+pub fn before_scrub(max: usize) -> usize {
+    max.saturating_add(SCRUB_REACH)
+}
+
 /// The longest redaction marker, `[REDACTED:kind]`.
 const MARKER_REACH: usize = 64;
 

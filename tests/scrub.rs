@@ -669,6 +669,39 @@ fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
     }
 }
 
+/// A tool's live output delta longer than the bound is cut as its result is: scrubbed
+/// first, so a cut inside `password: …` never keeps the value without its word (ACP's
+/// terminal output, one delta; the engine once cut the delta before it was scrubbed).
+#[test]
+fn a_cut_output_delta_never_keeps_a_value_without_its_word() {
+    use serde_json::json;
+    let value = "MEJPPBPqZdynckrsg@G7l0NtnOvSm93";
+    let update = |u: serde_json::Value| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "A", "update": u}});
+    for (data, maxes) in [
+        (format!("password: {value} and more words here to pad it\n"), 40..80),
+        (format!("{}password: {value} {}", "x ".repeat(3000), "y ".repeat(40)), 60..140),
+    ] {
+        let input = [
+            json!({"jsonrpc": "2.0", "id": 1, "method": "session/prompt", "params": {"sessionId": "A", "prompt": [{"type": "text", "text": "go"}]}}),
+            update(json!({"sessionUpdate": "tool_call", "toolCallId": "t1", "title": "ls", "kind": "execute", "status": "in_progress", "_meta": {"terminal_info": {"terminal_id": "t1"}}})),
+            update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "_meta": {"terminal_output": {"terminal_id": "t1", "data": data}}})),
+            update(json!({"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})),
+        ]
+        .map(|l| l.to_string() + "\n")
+        .concat();
+        for max in maxes {
+            let out = run("normalize", &["--max-bytes", &max.to_string()], input.as_bytes());
+            let events = String::from_utf8(out).unwrap();
+            let shown = value.as_bytes().windows(8).find(|w| events.contains(std::str::from_utf8(w).unwrap()));
+            assert!(shown.is_none(), "max {max}: {events}");
+            for line in events.lines().filter(|l| l.contains(r#""type":"tool.output""#)) {
+                let event: serde_json::Value = serde_json::from_str(line).unwrap();
+                assert!(event["payload"]["delta"].as_str().unwrap().len() <= max, "max {max}: {line}");
+            }
+        }
+    }
+}
+
 /// A secret that ends one block of text (a message, a content block) ends there, however
 /// the next block begins: every positive of the corpus, followed by a block that begins
 /// with a letter, in the dialects whose blocks the provider marks (Claude Code's messages,

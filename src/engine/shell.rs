@@ -2,7 +2,7 @@
 //! It owns the precedence of exit-code sources, delta/snapshot/final accumulation,
 //! the per-field bound, and the removal of an echoed `$ <command>` line.
 
-use crate::bound::{BoundedText, SCRUB_REACH};
+use crate::bound::{before_scrub, BoundedText};
 use crate::event::{ShellResult, Stream};
 
 /// Where an exit code came from; a later report only wins with a higher precedence.
@@ -58,7 +58,7 @@ impl ShellAccumulator {
 
     /// Applies one piece of output; returns the text that is new to a live viewer, if any.
     pub fn apply<'a>(&mut self, stream: Stream, update: Update, text: &'a str, max: usize) -> Option<&'a str> {
-        let max = kept(max);
+        let max = before_scrub(max);
         let field = match stream {
             Stream::Stderr => &mut self.stderr,
             Stream::Stdout | Stream::Combined => &mut self.stdout,
@@ -93,12 +93,12 @@ impl ShellAccumulator {
         }
     }
 
-    /// The result, each stream within [`kept`] bytes. `command` is the tool's command, whose echo
+    /// The result, each stream within [`before_scrub`] bytes. `command` is the tool's command, whose echo
     /// is removed once.
     pub fn finish(self, command: Option<&str>, max: usize) -> Option<ShellResult> {
         let exit_code = self.exit_code();
-        let (mut stdout, cut_out) = self.stdout.finish(kept(max));
-        let (stderr, cut_err) = self.stderr.finish(kept(max));
+        let (mut stdout, cut_out) = self.stdout.finish(before_scrub(max));
+        let (stderr, cut_err) = self.stderr.finish(before_scrub(max));
         if let Some(cmd) = command {
             strip_echo(&mut stdout, cmd);
         }
@@ -110,13 +110,6 @@ impl ShellAccumulator {
         };
         (r != ShellResult::default()).then_some(r)
     }
-}
-
-/// How much of a stream's newest output is kept for a result bounded to `max` bytes: the
-/// stages scrub it, then cut it to `max` ([`crate::pipeline::Finish`]), so a secret this cut
-/// would part from its word is found with it, however long its line.
-fn kept(max: usize) -> usize {
-    max.saturating_add(SCRUB_REACH)
 }
 
 /// Removes a leading `$ <command>` echo, and the newline right after it if there is one.
@@ -251,7 +244,7 @@ mod tests {
         assert!(r.truncated);
         let out = r.stdout.unwrap();
         // The stages cut it to the bound once it is scrubbed.
-        assert!(out.len() <= 1000 + SCRUB_REACH && out.ends_with("4999 héllo 🎉\n"));
+        assert!(out.len() <= 1000 + crate::bound::SCRUB_REACH && out.ends_with("4999 héllo 🎉\n"));
     }
 
     #[test]

@@ -156,7 +156,7 @@ impl Engine {
         let parent = tool.parent_id.clone();
         let Some(new) = tool.shell.apply(stream, update, text, bound) else { return };
         let mut delta = new.to_owned();
-        crate::bound::bound(&mut delta, bound, crate::bound::Keep::Tail);
+        crate::bound::bound(&mut delta, crate::bound::before_scrub(bound), crate::bound::Keep::Tail);
         let body = Body::ToolOutput(ToolOutput { tool_call_id: id.to_owned(), stream, delta });
         let meta = Meta::new(Visibility::DETAIL)
             .status(Status::Running)
