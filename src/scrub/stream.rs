@@ -19,6 +19,9 @@
 //! so) is still joined to the held tail, as a second scrub of the output would join it, but
 //! the tail is first scrubbed as the end of its block ([`Holder::push_sealing`]): `AKIA…`
 //! ending one message and `Using…` beginning the next make no longer run that is no key.
+//! A delta joined across other sessions' events, which may or may not begin a new block,
+//! has the tail first redacted of what it shows alone and the join would hide
+//! ([`Seal::Crossed`]).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -189,8 +192,8 @@ fn element_start(detector: &Detector, text: &str, nl: usize) -> Option<usize> {
 }
 
 /// The stream a delta is of: its session, the call that spawned its agent for a subagent's,
-/// its kind, and its tool call (empty for text and thinking). Ids are keyed
-/// without control bytes, as they are written, so that a second scrub keys them alike.
+/// its kind, and its tool call (empty for text and thinking). Ids are keyed without control
+/// bytes, as they are written, so that a second scrub keys them alike.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StreamKey {
     session: String,
