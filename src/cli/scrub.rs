@@ -26,8 +26,9 @@ use crate::scrub::Scrubber;
 /// scrubbing twice gives the same output as scrubbing once. A secret split over the deltas
 /// of one stream (a message's text or thinking, a tool's output) is redacted whole: the
 /// unfinished tail of a delta waits for the stream's next delta, its block's end (another
-/// event of its session) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is set, for reproducible output). A
-/// `summary` record's `input.redactions` is raised by what this run redacted before it.
+/// event of its session) or a pause of the input (not a pause when SOURCE_DATE_EPOCH is
+/// set, for reproducible output). A `summary` record's `input.redactions` is raised by what
+/// this run redacted before it.
 #[derive(Debug, Parser)]
 #[command(name = "scrub", version, after_help = AFTER_HELP)]
 pub struct Args {
