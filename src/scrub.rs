@@ -126,30 +126,43 @@ fn marked<'f>(text: &str, found: impl IntoIterator<Item = &'f Finding>) -> Strin
     out
 }
 
-/// True when scrubbing `text` (every pass [`Scrubber::scrub_str`] makes) redacts any of
-/// `range`: a secret the text shows there, whole or with text around it, or one that only
-/// a pass after another redaction finds. A seal must leave such a range to that scrub:
-/// redacting part of it first could leave the rest of that secret unrecognised.
+/// The passes of a scrub of `text`: each finds the secrets of what the one before left and
+/// replaces them by markers, until one finds none (a redaction can complete a pattern around
+/// it only in contrived input; passing again until nothing changes makes a second scrub a
+/// no-op whatever the input). `pass` sees each pass's findings and stops the scrub by
+/// returning false. Returns the text the passes made, `None` when none changed it.
+fn passes(text: &str, mut pass: impl FnMut(&[Finding]) -> bool) -> Option<String> {
+    let detector = Detector::global();
+    let mut changed: Option<String> = None;
+    for _ in 0..4 {
+        let text = changed.as_deref().unwrap_or(text);
+        let found = detector.find(text);
+        if found.is_empty() || !pass(&found) {
+            break;
+        }
+        changed = Some(marked(text, &found));
+    }
+    changed
+}
+
+/// True when scrubbing `text` redacts any of `range`: a secret the text shows there, whole
+/// or with text around it, or one that only a pass after another redaction finds. A seal
+/// must leave such a range to that scrub: redacting part of it first could leave the rest
+/// of that secret unrecognised.
 fn touched_when_scrubbed(text: &str, mut range: std::ops::Range<usize>) -> bool {
     let detector = Detector::global();
-    let mut text = Cow::Borrowed(text);
-    for _ in 0..4 {
-        let found = detector.find(&text);
-        if found.is_empty() {
-            return false;
-        }
-        if found.iter().any(|f| f.range.start < range.end && range.start < f.range.end) {
-            return true;
-        }
+    let mut touched = false;
+    passes(text, |found| {
+        touched = found.iter().any(|f| f.range.start < range.end && range.start < f.range.end);
         // The range moves by what each marker before it adds or takes.
         let start = range.start;
         for f in found.iter().filter(|f| f.range.end <= start) {
             let marker = MARK.len() + detector.rule(f).kind.len() + 1;
             range = range.start + marker - f.range.len()..range.end + marker - f.range.len();
         }
-        text = Cow::Owned(marked(&text, &found));
-    }
-    false
+        !touched
+    });
+    touched
 }
 
 fn push_digest(out: &mut String, original: &str) {
@@ -175,28 +188,18 @@ impl Scrubber {
     /// `text` (without control bytes) with its secrets replaced by markers; `None` when it
     /// has none.
     fn redacted(&mut self, text: &str) -> Option<String> {
-        let detector = Detector::global();
-        let mut changed: Option<String> = None;
-        // A redaction can complete a pattern around it only in contrived input; looping
-        // until nothing changes makes a second pass a no-op whatever the input.
-        for _ in 0..4 {
-            let text = changed.as_deref().unwrap_or(text);
-            let found = detector.find(text);
-            if found.is_empty() {
-                break;
-            }
-            changed = Some(self.replace(text, &found));
-        }
-        changed
+        passes(text, |found| {
+            self.count(found);
+            true
+        })
     }
 
-    /// `text` with each of `found` (in order, disjoint) replaced by its marker, counted.
-    fn replace<'f>(&mut self, text: &str, found: impl IntoIterator<Item = &'f Finding> + Clone) -> String {
+    /// Counts `found` among the redactions.
+    fn count<'f>(&mut self, found: impl IntoIterator<Item = &'f Finding>) {
         let detector = Detector::global();
-        for f in found.clone() {
+        for f in found {
             *self.counts.entry(detector.rule(f).kind.to_owned()).or_insert(0) += 1;
         }
-        marked(text, found)
     }
 
     /// Redacts in `tail`, the held end of a stream's text, the secrets it shows alone that
@@ -214,15 +217,16 @@ impl Scrubber {
         let joined = control::clean(&[tail.as_str(), next].concat()).into_owned();
         // Cleaning the two together may change the tail's end (a sequence the join
         // completes): then every secret of the tail alone is redacted.
-        let lost: Vec<&Finding> = if joined.starts_with(&*alone) {
-            found.iter().filter(|f| !touched_when_scrubbed(&joined, f.range.clone())).collect()
+        let lost: Vec<Finding> = if joined.starts_with(&*alone) {
+            found.into_iter().filter(|f| !touched_when_scrubbed(&joined, f.range.clone())).collect()
         } else {
-            found.iter().collect()
+            found
         };
         if lost.is_empty() {
             return false;
         }
-        *tail = self.replace(&alone, lost);
+        self.count(&lost);
+        *tail = marked(&alone, &lost);
         true
     }
 

@@ -123,8 +123,8 @@ struct Waiting {
     n: u64,
     line: String,
     delta: Option<Event>,
-    /// Whose event the line is, when it is one and no delta: which blocks it ends.
-    owner: Option<Owner>,
+    /// The blocks the line ends when it is an event and no delta.
+    ends: Ends<'static>,
     /// The holder moved text in or out of `delta`: the line is written anew from it.
     moved: bool,
 }
@@ -138,19 +138,15 @@ impl Waiting {
         let delta = matches!(type_name.as_deref(), Some("text" | "reasoning" | "tool.output"))
             .then(|| Event::from_json(&cleaned, true).ok())
             .flatten();
-        let owner = match type_name {
-            Some(_) if delta.is_none() => event_owner(&cleaned)
-                .map(|o| Owner { type_name: o.type_name.into_owned(), session: o.session_id.into_owned() }),
-            _ => None,
+        // As `normalize` ends blocks at the events it writes (`Delta for Event`).
+        let ends = match type_name {
+            Some(_) if delta.is_none() => {
+                event_owner(&cleaned).map_or(Ends::Nothing, |o| Ends::of(&o.type_name, &o.session_id).into_owned())
+            }
+            _ => Ends::Nothing,
         };
-        Waiting { n, line, delta, owner, moved: false }
+        Waiting { n, line, delta, ends, moved: false }
     }
-}
-
-/// [`crate::scrub::json::Owner`], owned by the line.
-struct Owner {
-    type_name: String,
-    session: String,
 }
 
 impl Delta for Waiting {
@@ -159,8 +155,7 @@ impl Delta for Waiting {
     }
 
     fn ends_blocks(&self) -> Ends<'_> {
-        // As `normalize` ends blocks at the events it writes (`Delta for Event`).
-        self.owner.as_ref().map_or(Ends::Nothing, |o| Ends::of(&o.type_name, &o.session))
+        self.ends.borrowed()
     }
 
     fn delta_mut(&mut self) -> &mut String {

@@ -229,6 +229,24 @@ impl<'a> Ends<'a> {
         }
     }
 
+    /// These ends, holding their session's id.
+    pub fn into_owned(self) -> Ends<'static> {
+        match self {
+            Ends::Nothing => Ends::Nothing,
+            Ends::Session(s) => Ends::Session(Cow::Owned(s.into_owned())),
+            Ends::All => Ends::All,
+        }
+    }
+
+    /// These ends, borrowing their session's id.
+    pub fn borrowed(&self) -> Ends<'_> {
+        match self {
+            Ends::Nothing => Ends::Nothing,
+            Ends::Session(s) => Ends::Session(Cow::Borrowed(s)),
+            Ends::All => Ends::All,
+        }
+    }
+
     /// True when these are the blocks of `key`'s stream among them.
     fn include(&self, key: &StreamKey) -> bool {
         match self {
