@@ -70,7 +70,8 @@ type RuleSet = u128;
 struct Hits {
     /// The rules with an anchor in the text.
     set: RuleSet,
-    /// The offset of each word anchor, with the word-anchored rules it stands for.
+    /// The offset of each word anchor, with the word-anchored rules it stands for, in
+    /// increasing order.
     at: Vec<(usize, RuleSet)>,
 }
 
@@ -144,15 +145,22 @@ struct Prefixes {
     set: HashSet<Box<[u8]>>,
     /// The bytes a prefix starts with.
     first: [bool; 256],
+    /// The first two bytes of the prefixes longer than one, a bit each: most places a
+    /// suffix could begin are ruled out without hashing it.
+    pairs: Box<[u64; 1024]>,
     /// The longest prefix.
     longest: usize,
 }
 
 impl Prefixes {
     fn of(literals: &[String]) -> Prefixes {
-        let mut p = Prefixes { set: HashSet::new(), first: [false; 256], longest: 0 };
+        let mut p = Prefixes { set: HashSet::new(), first: [false; 256], pairs: Box::new([0; 1024]), longest: 0 };
         for l in literals.iter().map(String::as_bytes).filter(|l| l.len() > 1) {
             p.first[l[0] as usize] = true;
+            if l.len() > 2 {
+                let pair = Prefixes::pair(l[0], l[1]);
+                p.pairs[pair / 64] |= 1 << (pair % 64);
+            }
             p.longest = p.longest.max(l.len() - 1);
             p.set.extend((1..l.len()).map(|k| l[..k].into()));
         }
@@ -161,8 +169,20 @@ impl Prefixes {
 
     /// Where the longest suffix of `b` that is a proper prefix begins.
     fn longest_suffix(&self, b: &[u8]) -> Option<usize> {
-        (b.len().saturating_sub(self.longest)..b.len())
-            .find(|&i| self.first[b[i] as usize] && self.set.contains(&b[i..]))
+        (b.len().saturating_sub(self.longest)..b.len()).find(|&i| {
+            let starts = match b.get(i + 1) {
+                Some(&next) => {
+                    let pair = Prefixes::pair(b[i], next);
+                    self.pairs[pair / 64] & (1 << (pair % 64)) != 0
+                }
+                None => self.first[b[i] as usize],
+            };
+            starts && self.set.contains(&b[i..])
+        })
+    }
+
+    fn pair(a: u8, b: u8) -> usize {
+        usize::from(a) << 8 | usize::from(b)
     }
 }
 
@@ -257,6 +277,9 @@ impl Detector {
                 }
             }
         }
+        // In text order, for the line windows of each word rule (the scanners each go
+        // through the text, one after another).
+        hits.at.sort_unstable_by_key(|&(p, _)| p);
         for (i, scan) in &self.scans {
             if hits.set & (1 << i) == 0 && scan(text) {
                 hits.set |= 1 << i;
@@ -331,9 +354,7 @@ impl Detector {
             }
             // A generic rule's match holds its word and stays on one line: search only the
             // lines around the words, not the whole (possibly large) text.
-            let mut at: Vec<usize> =
-                hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p).collect();
-            at.sort_unstable();
+            let at = hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p);
             let mut window: Option<Range<usize>> = None;
             let mut lines = LinesAround::new(text);
             for p in at {
