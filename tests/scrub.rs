@@ -728,7 +728,7 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
     let init = |s: &str| json!({"type": "system", "subtype": "init", "session_id": s});
     // A dialect's name, and its run of a positive's text (its index, the text).
     type Runs<'a> = &'a dyn Fn(usize, &str) -> String;
-    let dialects: [(&str, Runs<'_>); 7] = [
+    let dialects: [(&str, Runs<'_>); 8] = [
         ("claude, two messages", &|i, t| {
             let s = format!("c{i}");
             lines(vec![init(&s), claude(&s, 2 * i, vec![text(t)]), claude(&s, 2 * i + 1, vec![text(next)])])
@@ -781,6 +781,14 @@ fn a_secret_that_ends_a_block_is_redacted_whatever_begins_the_next() {
             };
             let call = json!({"sessionUpdate": "tool_call", "toolCallId": "t", "title": "ls", "kind": "execute", "status": "pending"});
             lines(vec![chunk(t), update(&format!("y{i}"), call), chunk(next)])
+        }),
+        ("acp, no message ids, a message chunk between two thoughts", &|i, t| {
+            let chunk = |kind: &str, t: &str| json!({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": format!("x{i}"), "update": {"sessionUpdate": kind, "content": {"type": "text", "text": t}}}});
+            lines(vec![
+                chunk("agent_thought_chunk", t),
+                chunk("agent_message_chunk", "On it."),
+                chunk("agent_thought_chunk", next),
+            ])
         }),
     ];
     for (dialect, run_of) in dialects {

@@ -19,9 +19,10 @@
 //! so) is still joined to the held tail, as a second scrub of the output would join it, but
 //! the tail is first scrubbed as the end of its block ([`Holder::push_sealing`]): `AKIA…`
 //! ending one message and `Using…` beginning the next make no longer run that is no key.
-//! A delta joined across other sessions' events, which may or may not begin a new block,
-//! has the tail first redacted of what it shows alone and the join would hide
-//! ([`Seal::Crossed`]).
+//! A delta joined across other sessions' events or other streams' deltas, which may or may
+//! not begin a new block (a thought chunk, a message chunk, a thought chunk, from an agent
+//! that gives no message ids), has the tail first redacted of what it shows alone and the
+//! join would hide ([`Seal::Crossed`]).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -389,8 +390,8 @@ struct Slot<T> {
 pub enum Seal<'a> {
     /// The tail ended its block (the next text begins a new one): scrub it as an end.
     Ended,
-    /// Events of other sessions came between the tail and `next`, which may begin a new
-    /// block or go on with this one: redact what the tail alone shows as a secret and the
+    /// Events of other sessions, or other streams' deltas, came between the tail and
+    /// `next`, which may begin a new block or go on with this one: redact what the tail alone shows as a secret and the
     /// join would not (see [`crate::scrub::Scrubber::seal_lost`]).
     Crossed {
         /// The next text of the stream.
@@ -410,8 +411,11 @@ pub struct Holder<T> {
     pauses: Pauses,
     /// Where a held tail and the next delta are joined.
     joined: String,
-    /// How many items that end blocks (of some session) have come: a stream held across one
-    /// of another session may have ended its block there, unsaid ([`Seal::Crossed`]).
+    /// How many items have come that a stream's block may have ended at, unsaid: events
+    /// that end blocks (of some session: held across one of another session's, a stream's
+    /// next text may or may not begin a new block), and deltas (held across another
+    /// stream's, as a thought across a message's chunk where the agent gives no message
+    /// ids). A stream's next delta seals its tail when any came between ([`Seal::Crossed`]).
     crossings: u64,
 }
 
@@ -441,7 +445,7 @@ impl<T: Delta> Holder<T> {
 
     /// [`Holder::push`], which calls `seal` on the held tail of the item's stream when the
     /// item begins a new block ([`Delta::take_first_piece`], [`Seal::Ended`]) or when other
-    /// sessions' events came between them ([`Seal::Crossed`]); `seal` says whether it changed
+    /// sessions' events or other streams' deltas came between them ([`Seal::Crossed`]); `seal` says whether it changed
     /// the tail. The item's text is joined to what that left. It is still joined, so that
     /// the text is cut between events as a second scrub of the output (which knows nothing
     /// of blocks) cuts it.
@@ -510,6 +514,7 @@ impl<T: Delta> Holder<T> {
                     seen = text.len();
                     item.touched();
                 }
+                self.crossings += 1;
                 let cut = scan.hold_from(&text, seen);
                 scan.shift(cut);
                 *item.delta_mut() = text;
@@ -711,6 +716,31 @@ mod tests {
             assert_eq!(deltas.concat(), text, "{piece:?}");
             assert_eq!(seals, if sealed { vec!["see ghp_abc"] } else { vec![] }, "{piece:?}");
             assert!(ready.iter_mut().all(|e| !e.take_first_piece()), "the pieces are forgotten");
+        }
+    }
+
+    #[test]
+    fn a_tail_held_across_another_streams_delta_is_sealed_as_crossed() {
+        let delta = |kind: &str, delta: &str| {
+            let line = format!(
+                r#"{{"schema":"minicode.output.v1","eventId":"s:1:1","type":"{kind}","sessionId":"s","payload":{{"delta":"{delta}","role":"assistant"}}}}"#
+            );
+            Event::from_json(&line, false).unwrap()
+        };
+        for between in [None, Some("text")] {
+            let mut holder = Holder::new(Pauses::Wait);
+            let (mut ready, mut seals) = (Vec::new(), Vec::new());
+            let mut seal = |tail: &mut String, seal: Seal<'_>| {
+                seals.push((tail.clone(), seal == Seal::Crossed { next: "Using it" }));
+                false
+            };
+            holder.push_sealing(delta("reasoning", "see ghp_abc"), &mut ready, &mut seal);
+            if let Some(kind) = between {
+                holder.push_sealing(delta(kind, "On it."), &mut ready, &mut seal);
+            }
+            holder.push_sealing(delta("reasoning", "Using it"), &mut ready, &mut seal);
+            let crossed = between.map(|_| ("see ghp_abc".to_owned(), true));
+            assert_eq!(seals, Vec::from_iter(crossed), "{between:?}");
         }
     }
 
