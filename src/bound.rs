@@ -26,6 +26,22 @@ pub fn before_scrub(max: usize) -> usize {
     max.saturating_add(SCRUB_REACH)
 }
 
+/// Cuts `s` in the middle as [`bound`] with [`Keep::HeadTail`] would to `max` bytes, but
+/// keeping [`SCRUB_REACH`] bytes more on each side of the cut, for a text that is scrubbed
+/// before it is bounded (a line kept `raw`): the scrub then sees each secret that the cut to
+/// `max` would part whole, and that cut states the bytes of both cuts in its marker. Returns
+/// true when anything was cut.
+pub fn head_tail_before_scrub(s: &mut String, max: usize) -> bool {
+    if s.len() <= max.saturating_add(2 * SCRUB_REACH) {
+        return false;
+    }
+    let room = max.saturating_sub(marker(s.len()).len());
+    let head = head_end(s, floor_boundary(s, room * 7 / 10 + SCRUB_REACH));
+    let tail = tail_start(s, ceil_boundary(s, s.len() - (room - room * 7 / 10) - SCRUB_REACH));
+    s.replace_range(head..tail, &marker(tail - head));
+    true
+}
+
 /// The longest redaction marker, `[REDACTED:kind]`.
 const MARKER_REACH: usize = 64;
 
@@ -110,7 +126,21 @@ pub fn marker(cut: usize) -> String {
 
 /// True when `s` already carries a head-tail marker, so a second pass leaves it alone.
 pub fn has_marker(s: &str) -> bool {
-    s.contains(" bytes truncated …]\n")
+    s.contains(MARKER_END)
+}
+
+/// What a head-tail marker ends with, after its count.
+const MARKER_END: &str = " bytes truncated …]\n";
+
+/// The head-tail markers in `s`: where each is and the bytes it says were cut.
+fn markers(s: &str) -> impl Iterator<Item = (Range<usize>, usize)> + '_ {
+    const START: &str = "\n[… ";
+    memchr::memmem::find_iter(s.as_bytes(), MARKER_END).filter_map(move |at| {
+        let digits = s[..at].bytes().rev().take_while(u8::is_ascii_digit).count();
+        let start = (at - digits).checked_sub(START.len())?;
+        let cut = s[at - digits..at].parse().ok()?;
+        (&s[start..at - digits] == START).then_some((start..at + MARKER_END.len(), cut))
+    })
 }
 
 /// Bounds `s` to at most `max` bytes in place. Returns true when anything was cut.
@@ -127,26 +157,41 @@ pub fn bound(s: &mut String, max: usize, keep: Keep) -> bool {
             let end = head_end(s, floor_boundary(s, max));
             s.truncate(end);
         }
-        Keep::HeadTail => {
-            // The marker's own length is paid out of the budget, so the result stays within
-            // `max` and a second pass finds nothing to cut.
-            let probe = marker(s.len()).len();
-            if max <= probe {
-                let end = head_end(s, floor_boundary(s, max));
-                s.truncate(end);
-                return true;
-            }
-            let room = max - probe;
-            let head_end = head_end(s, floor_boundary(s, room * 7 / 10));
-            let tail_start = tail_start(s, ceil_boundary(s, s.len() - (room - head_end)));
-            let cut = tail_start - head_end;
-            let tail = s[tail_start..].to_owned();
-            s.truncate(head_end);
-            s.push_str(&marker(cut));
-            s.push_str(&tail);
-        }
+        Keep::HeadTail => head_tail(s, max, false),
     }
     true
+}
+
+/// Bounds with [`Keep::HeadTail`] a text that [`head_tail_before_scrub`] cut (and that was
+/// scrubbed since): a marker this cut takes away counts for the bytes it stood for, so the
+/// marker left states every byte cut from the original. Returns true when anything was cut.
+pub fn bound_cut_before(s: &mut String, max: usize) -> bool {
+    s.len() > max && {
+        head_tail(s, max, true);
+        true
+    }
+}
+
+/// Cuts `s`, longer than `max`, to 70 % head and 30 % tail around a marker stating the
+/// bytes cut, those that markers in the cut stood for included when `folds`.
+fn head_tail(s: &mut String, max: usize, folds: bool) {
+    let stood_for = |s: &str, n: usize| match folds {
+        true => markers(s).fold(n, |n, (at, cut)| (n - at.len()).saturating_add(cut)),
+        false => n,
+    };
+    // The marker's own length is paid out of the budget, so the result stays within `max`
+    // and a second pass finds nothing to cut.
+    let probe = marker(stood_for(s, s.len())).len();
+    if max <= probe {
+        let end = head_end(s, floor_boundary(s, max));
+        s.truncate(end);
+        return;
+    }
+    let room = max - probe;
+    let head_end = head_end(s, floor_boundary(s, room * 7 / 10));
+    let tail_start = tail_start(s, ceil_boundary(s, s.len() - (room - head_end)));
+    let cut = stood_for(&s[head_end..tail_start], tail_start - head_end);
+    s.replace_range(head_end..tail_start, &marker(cut));
 }
 
 /// Text that is appended to and replaced, holding at most about twice its bound so that
@@ -202,6 +247,41 @@ impl BoundedText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn a_cut_before_the_scrub_then_to_the_bound_is_the_cut_to_the_bound(
+            text in "[ab\n é🎉]{0,200}",
+            repeat in 1usize..300,
+            max in 0usize..3000,
+        ) {
+            let text = text.repeat(repeat);
+            let mut direct = text.clone();
+            let cut = bound(&mut direct, max, Keep::HeadTail);
+            let mut twice = text.clone();
+            head_tail_before_scrub(&mut twice, max);
+            proptest::prop_assert!(twice.len() <= max + 2 * SCRUB_REACH + 64 || twice == text);
+            proptest::prop_assert_eq!(bound_cut_before(&mut twice, max), cut);
+            proptest::prop_assert_eq!(twice, direct);
+        }
+    }
+
+    #[test]
+    fn a_cut_after_the_cut_before_the_scrub_states_the_bytes_of_both() {
+        let text: String = (0..40_000).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        let mut s = text.clone();
+        assert!(head_tail_before_scrub(&mut s, 500));
+        let (before, mut plain) = (s.clone(), s.clone());
+        assert!(bound_cut_before(&mut s, 500));
+        let (at, cut) = markers(&s).next().expect("one marker");
+        assert_eq!(markers(&s).count(), 1, "{s}");
+        assert_eq!(cut, text.len() - (s.len() - at.len()), "{s}");
+        assert!(s.len() <= 500 && text.starts_with(&s[..at.start]) && text.ends_with(&s[at.end..]));
+        // Any other cut counts the bytes of the text it is given, markers and all.
+        bound(&mut plain, 500, Keep::HeadTail);
+        let (at, cut) = markers(&plain).next().expect("one marker");
+        assert_eq!(cut, before.len() - (plain.len() - at.len()), "{plain}");
+    }
 
     #[test]
     fn tail_cut_never_splits_a_four_byte_char() {

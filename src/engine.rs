@@ -668,7 +668,9 @@ impl Engine {
             self.health.unknown_types += 1;
         }
         let mut line = line.to_owned();
-        crate::bound::bound(&mut line, self.bound, crate::bound::Keep::HeadTail);
+        // Cut to its bound once it is scrubbed (`pipeline::Finish`), so that a cut never
+        // parts a secret from what makes it one.
+        crate::bound::head_tail_before_scrub(&mut line, self.bound);
         if self.current.is_none() && self.early.len() < EARLY_RAWS {
             self.line_referenced = true;
             let raw = Raw { line, reason };

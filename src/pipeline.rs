@@ -40,7 +40,7 @@ pub struct Finish {
 impl Finish {
     /// Bounds every text field to `max_bytes`.
     pub fn new(max_bytes: usize) -> Finish {
-        Finish { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None) }
+        Finish { scrub: Scrubber::new(), truncate: Truncator::new(max_bytes, None).after_engine() }
     }
 
     /// Scrubs and bounds `event`. Every event of the output comes through here, so a

@@ -5,7 +5,9 @@
 //! memory bounded by about three times the budget, and [`bound_text`] reads one from
 //! input sources.
 
-use crate::bound::{bound, ceil_boundary, floor_boundary, head_end, marker, tail_start, BoundedText, Keep};
+use crate::bound::{
+    bound, bound_cut_before, ceil_boundary, floor_boundary, head_end, marker, tail_start, BoundedText, Keep,
+};
 use crate::event::{Event, TextField};
 use crate::io::{stop_requested, Sources, Unreadable};
 use crate::scrub::Scrubber;
@@ -49,18 +51,27 @@ pub struct Truncator {
     max: usize,
     keep: Option<Keep>,
     fields: FieldSet,
+    /// Raw lines come cut by the engine ([`crate::bound::head_tail_before_scrub`]).
+    raw_cut_before: bool,
 }
 
 impl Truncator {
     /// Bounds every field to `max` bytes; `keep` overrides the per-field default (tool
     /// output: [`Keep::Tail`]; everything else: [`Keep::HeadTail`]).
     pub fn new(max: usize, keep: Option<Keep>) -> Truncator {
-        Truncator { max, keep, fields: FieldSet::ALL }
+        Truncator { max, keep, fields: FieldSet::ALL, raw_cut_before: false }
     }
 
     /// Bounds only the fields in `fields`.
     pub fn with_fields(mut self, fields: FieldSet) -> Truncator {
         self.fields = fields;
+        self
+    }
+
+    /// Bounds events straight from the engine, whose raw lines it cut before they were
+    /// scrubbed: the marker of a raw line's cut states the bytes of both cuts.
+    pub fn after_engine(mut self) -> Truncator {
+        self.raw_cut_before = true;
         self
     }
 
@@ -76,7 +87,11 @@ impl Truncator {
 
     /// Bounds one string of the given role in place; true when it was cut.
     pub fn truncate_str(&self, field: TextField, s: &mut String) -> bool {
-        self.fields.contains(field) && bound(s, self.max, self.keep_for(field))
+        let keep = self.keep_for(field);
+        match self.raw_cut_before && field == TextField::Raw && keep == Keep::HeadTail {
+            true => self.fields.contains(field) && bound_cut_before(s, self.max),
+            false => self.fields.contains(field) && bound(s, self.max, keep),
+        }
     }
 
     /// Bounds `event` as [`Truncator::truncate_event`] does, and scrubs what a cut left

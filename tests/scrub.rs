@@ -669,6 +669,36 @@ fn a_cut_tool_output_never_keeps_a_value_without_its_word() {
     }
 }
 
+/// A line kept `raw` that is longer than the bound is cut in the middle as every other text
+/// is: scrubbed first, so a cut at either edge never keeps part of a secret without the rest
+/// of it (`normalize` once cut raw lines as it read them, and scrubbed what was left).
+#[test]
+fn a_cut_raw_line_never_keeps_part_of_a_secret() {
+    let token = "ghp_MEJPPBPqZdynckrsgG7l0NtnOvSm93xQ4Rk2";
+    let value = "MEJPPBPqZdynckrsg@G7l0NtnOvSm93";
+    let shows_a_piece = |events: &str, secret: &str| {
+        secret.as_bytes().windows(8).find(|w| events.contains(std::str::from_utf8(w).unwrap())).map(|w| w.to_vec())
+    };
+    for (secret, said) in [(token, token.to_owned()), (value, format!("password: {value}"))] {
+        for max in [200usize, 333] {
+            // The secret at every place around where the head ends and where the tail begins
+            // (the marker takes about 30 bytes of the bound; the head 70 % of the rest).
+            let len = 1200;
+            let (head, tail) = ((max - 30) * 7 / 10, len - (max - 30) * 3 / 10);
+            let near = |edge: usize| edge.saturating_sub(said.len() + 12)..edge + 12;
+            for at in near(head).chain(near(tail)).filter(|at| at % 2 == 1) {
+                let fill = |n: usize| " x".repeat(n).chars().take(n).collect::<String>();
+                let line = format!("not json{}{said}{}", fill(at - 8), fill(len - at - said.len()));
+                let out = run("normalize", &["--max-bytes", &max.to_string()], format!("{line}\n").as_bytes());
+                let events = String::from_utf8(out).unwrap();
+                assert!(events.contains(r#""type":"raw""#), "{events}");
+                let shown = shows_a_piece(&events, secret);
+                assert!(shown.is_none(), "max {max}, secret at {at}: {events}");
+            }
+        }
+    }
+}
+
 /// A tool's live output delta longer than the bound is cut as its result is: scrubbed
 /// first, so a cut inside `password: …` never keeps the value without its word (ACP's
 /// terminal output, one delta; the engine once cut the delta before it was scrubbed).
