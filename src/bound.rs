@@ -28,9 +28,9 @@ pub fn before_scrub(max: usize) -> usize {
 
 /// Cuts `s` in the middle as [`bound`] with [`Keep::HeadTail`] would to `max` bytes, but
 /// keeping [`SCRUB_REACH`] bytes more on each side of the cut, for a text that is scrubbed
-/// before it is bounded (a line kept `raw`): the scrub then sees each secret that the cut to
-/// `max` would part whole, and that cut states the bytes of both cuts in its marker. Returns
-/// true when anything was cut.
+/// before it is bounded (a line kept `raw`): the scrub then sees whole each secret that the
+/// cut to `max` would part, and that cut ([`bound_cut_before`]) states the bytes of both
+/// cuts in its marker. Returns true when anything was cut.
 pub fn head_tail_before_scrub(s: &mut String, max: usize) -> bool {
     if s.len() <= max.saturating_add(2 * SCRUB_REACH) {
         return false;
@@ -175,9 +175,12 @@ pub fn bound_cut_before(s: &mut String, max: usize) -> bool {
 /// Cuts `s`, longer than `max`, to 70 % head and 30 % tail around a marker stating the
 /// bytes cut, those that markers in the cut stood for included when `folds`.
 fn head_tail(s: &mut String, max: usize, folds: bool) {
-    let stood_for = |s: &str, n: usize| match folds {
-        true => markers(s).fold(n, |n, (at, cut)| (n - at.len()).saturating_add(cut)),
-        false => n,
+    let stood_for = |s: &str, n: usize| {
+        if folds {
+            markers(s).fold(n, |n, (at, cut)| (n - at.len()).saturating_add(cut))
+        } else {
+            n
+        }
     };
     // The marker's own length is paid out of the budget, so the result stays within `max`
     // and a second pass finds nothing to cut.

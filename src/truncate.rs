@@ -87,10 +87,12 @@ impl Truncator {
 
     /// Bounds one string of the given role in place; true when it was cut.
     pub fn truncate_str(&self, field: TextField, s: &mut String) -> bool {
-        let keep = self.keep_for(field);
-        match self.raw_cut_before && field == TextField::Raw && keep == Keep::HeadTail {
-            true => self.fields.contains(field) && bound_cut_before(s, self.max),
-            false => self.fields.contains(field) && bound(s, self.max, keep),
+        if !self.fields.contains(field) {
+            return false;
+        }
+        match self.keep_for(field) {
+            Keep::HeadTail if self.raw_cut_before && field == TextField::Raw => bound_cut_before(s, self.max),
+            keep => bound(s, self.max, keep),
         }
     }
 
