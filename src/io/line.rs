@@ -19,7 +19,8 @@ pub enum Line<'a> {
     Oversized {
         /// Total length in bytes.
         bytes: u64,
-        /// The first few KiB.
+        /// The first few KiB, without the last word, which the cut may have parted from the
+        /// rest of a secret.
         sample: String,
     },
 }
@@ -45,6 +46,19 @@ impl<'a> Line<'a> {
             Line::Oversized { bytes, sample } => (Cow::Owned(sample), Some(bytes)),
         }
     }
+}
+
+/// The first [`SAMPLE`] bytes of an oversized line (`line`, or the start of it when it
+/// `goes_on`), decoded. Where that cuts the line, the last run of bytes that could be part
+/// of a secret (a token, a password, a key's body) is left out: the rest of it is never
+/// read with it, so the scrub could not tell it for one.
+fn sample(line: &[u8], goes_on: bool) -> String {
+    let mut kept = &line[..line.len().min(SAMPLE)];
+    if goes_on || kept.len() < line.len() {
+        let end = kept.iter().rposition(|b| b.is_ascii_whitespace() || b"\"'<>".contains(b));
+        kept = &kept[..end.map_or(0, |i| i + 1)];
+    }
+    String::from_utf8_lossy(kept).into_owned()
 }
 
 /// Splits a byte stream into lines with `memchr`, holding at most one line plus a chunk.
@@ -179,13 +193,12 @@ impl<R: Read> LineReader<R> {
     }
 
     fn oversized_from(&mut self, begin: usize, end: usize, bytes: u64) -> Line<'_> {
-        let cut = (begin + SAMPLE).min(end);
-        Line::Oversized { bytes, sample: String::from_utf8_lossy(&self.buf[begin..cut]).into_owned() }
+        Line::Oversized { bytes, sample: sample(&self.buf[begin..end], false) }
     }
 
     /// Consumes the rest of a line already longer than the limit, keeping only a sample.
     fn skip_oversized(&mut self) -> io::Result<Line<'static>> {
-        let sample = String::from_utf8_lossy(&self.buf[self.start..(self.start + SAMPLE).min(self.end)]).into_owned();
+        let sample = sample(&self.buf[self.start..self.end], true);
         let mut bytes = (self.end - self.start) as u64;
         self.start = 0;
         self.end = 0;

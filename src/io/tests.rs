@@ -19,6 +19,25 @@ fn lines(input: &[u8], max: usize) -> Vec<String> {
 }
 
 #[test]
+fn an_oversized_lines_sample_never_ends_in_part_of_a_word() {
+    let token = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789";
+    for at in 4000..4100 {
+        // The whole line in the buffer, or one that goes on past it.
+        for tail in [b"c d ".repeat(300), vec![b'x'; 2 * CHUNK]] {
+            let mut line = format!("{}{token} ", "a b ".repeat(at / 4)).into_bytes();
+            line.extend(tail);
+            line.push(b'\n');
+            let mut r = LineReader::new(&line[..], 5000);
+            let Some(Line::Oversized { sample, .. }) = r.next_line().unwrap() else { panic!("at {at}") };
+            assert!(sample.len() <= 4096 && sample.ends_with(' '), "at {at}: {sample:?}");
+            assert!(!sample.contains("ghp_") || sample.contains(token), "at {at}: {sample:?}");
+        }
+    }
+    let mut r = LineReader::new(&b"short line\n"[..], 4);
+    assert!(matches!(r.next_line().unwrap(), Some(Line::Oversized { sample, .. }) if sample == "short line"));
+}
+
+#[test]
 fn blank_is_spaces_and_tabs_only() {
     assert!(["", " ", "\t \t"].iter().all(|l| is_blank(l)));
     assert!(!["\x0c", "\u{a0}", "\u{3000}", " \r ", "x"].iter().any(|l| is_blank(l)));
