@@ -11,9 +11,10 @@
 //! timing, so then only the stream's next delta, its block's end or the end of the input
 //! decide, and the same input gives the same bytes however it arrives. The held tail is
 //! bounded by [`MAX_HOLD`], and the events waiting behind held tails by count
-//! ([`MAX_WAITING`]) and by bytes ([`MAX_WAITING_BYTES`]). Text only moves from an event to a later one of the same stream when a
-//! tail was held, so a stream with nothing secret-like in it comes out as it went in; an
-//! event whose text all moved on keeps an empty delta (its id and provenance stay).
+//! ([`MAX_WAITING`]) and by bytes ([`MAX_WAITING_BYTES`]). Text only moves from an event
+//! to a later one of the same stream when a tail was held, so a stream with nothing
+//! secret-like in it comes out as it went in; an event whose text all moved on keeps an
+//! empty delta (its id and provenance stay).
 //!
 //! A delta that begins a new block of its stream ([`Piece::First`], where the provider says
 //! so) is still joined to the held tail, as a second scrub of the output would join it, but
@@ -391,8 +392,9 @@ pub enum Seal<'a> {
     /// The tail ended its block (the next text begins a new one): scrub it as an end.
     Ended,
     /// Events of other sessions, or other streams' deltas, came between the tail and
-    /// `next`, which may begin a new block or go on with this one: redact what the tail alone shows as a secret and the
-    /// join would not (see [`crate::scrub::Scrubber::seal_lost`]).
+    /// `next`, which may begin a new block or go on with this one: redact what the tail
+    /// alone shows as a secret and the join would not (see
+    /// [`crate::scrub::Scrubber::seal_lost`]).
     Crossed {
         /// The next text of the stream.
         next: &'a str,
@@ -445,10 +447,10 @@ impl<T: Delta> Holder<T> {
 
     /// [`Holder::push`], which calls `seal` on the held tail of the item's stream when the
     /// item begins a new block ([`Delta::take_first_piece`], [`Seal::Ended`]) or when other
-    /// sessions' events or other streams' deltas came between them ([`Seal::Crossed`]); `seal` says whether it changed
-    /// the tail. The item's text is joined to what that left. It is still joined, so that
-    /// the text is cut between events as a second scrub of the output (which knows nothing
-    /// of blocks) cuts it.
+    /// sessions' events or other streams' deltas came between them ([`Seal::Crossed`]);
+    /// `seal` says whether it changed the tail. The item's text is joined to what that left.
+    /// It is still joined, so that the text is cut between events as a second scrub of the
+    /// output (which knows nothing of blocks) cuts it.
     pub fn push_sealing(
         &mut self,
         mut item: T,
