@@ -191,6 +191,11 @@ fn rule_families() -> Vec<(&'static str, String, String)> {
             "MIIEowIBAAKCAQEAx4Yz\n".to_owned(),
         ),
         ("PEM headers with no end", none(), "-----BEGIN PRIVATE KEY-----".to_owned()),
+        (
+            "base64 lines ending in other END lines",
+            none(),
+            "QUJDREVGR0hJSktMTU5PUA==\n-----END CERTIFICATE-----\n".to_owned(),
+        ),
         ("one token with no white space", none(), "A1b2C3d4".to_owned()),
         ("scanned formats, cut short", none(), scanned),
     ]

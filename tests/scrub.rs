@@ -699,6 +699,63 @@ fn a_cut_raw_line_never_keeps_part_of_a_secret() {
     }
 }
 
+/// A private key longer than what is kept past a cut (8 KiB) loses its BEGIN line to the
+/// cut; its last lines, up to the END line, are still the key's and are redacted: in tool
+/// output cut to its tail and in a raw line cut in the middle, wherever the cut falls. A key
+/// shown with line numbers (Claude Code's Read tool) is redacted whole and cut alike.
+#[test]
+fn a_key_cut_from_its_begin_line_is_redacted_to_its_end() {
+    // 16 KB of base64 in 64-character lines (an RSA key of 16384 bits is about that size).
+    let mut seed = 7u64;
+    let body: Vec<String> = (0..250)
+        .map(|_| {
+            (0..64)
+                .map(|_| {
+                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(seed >> 58) as usize] as char
+                })
+                .collect()
+        })
+        .collect();
+    let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----", body.join("\n"));
+    let numbered: String = key.lines().enumerate().map(|(i, l)| format!("{:>6}\u{2192}{l}\n", i + 1)).collect();
+    let shows_a_piece = |events: &str| {
+        body.iter().any(|l| l.as_bytes().chunks(16).any(|w| events.contains(std::str::from_utf8(w).unwrap())))
+    };
+    for (tool, shown) in [("Bash", format!("Reading the key file\n{key}\ndone\n")), ("Read", numbered)] {
+        for max in [2_000usize, 9_000, 20_000, 300_000] {
+            let message = |role: &str, content: serde_json::Value| serde_json::json!({"type": role, "session_id": "s", "message": {"id": "m", "role": role, "content": [content]}});
+            let input = [
+                serde_json::json!({"type": "system", "subtype": "init", "session_id": "s"}),
+                message(
+                    "assistant",
+                    serde_json::json!({"type": "tool_use", "id": "t", "name": tool, "input": {"command": "cat key", "file_path": "/k"}}),
+                ),
+                message("user", serde_json::json!({"type": "tool_result", "tool_use_id": "t", "content": shown})),
+            ]
+            .map(|l| l.to_string() + "\n")
+            .concat();
+            let events =
+                String::from_utf8(run("normalize", &["--max-bytes", &max.to_string()], input.as_bytes())).unwrap();
+            assert!(events.contains("[REDACTED:private-key]"), "{tool}, max {max}: {events}");
+            assert!(!shows_a_piece(&events), "{tool}, max {max}: {events}");
+        }
+    }
+    for max in [2_000usize, 9_000, 20_000] {
+        // The same key in a line that is not JSON, its END line 300 to 3000 bytes before
+        // the line ends: the tail kept past the cut begins inside the key.
+        for after in [300, 3_000] {
+            let line =
+                format!("not json {} {} {}", "x ".repeat(2_000), key.replace('\n', "\\n"), "y ".repeat(after / 2));
+            let events =
+                String::from_utf8(run("normalize", &["--max-bytes", &max.to_string()], format!("{line}\n").as_bytes()))
+                    .unwrap();
+            assert!(events.contains(r#""type":"raw""#), "{events}");
+            assert!(!shows_a_piece(&events), "raw line, max {max}, {after} bytes after the key: {events}");
+        }
+    }
+}
+
 /// A tool's live output delta longer than the bound is cut as its result is: scrubbed
 /// first, so a cut inside `password: …` never keeps the value without its word (ACP's
 /// terminal output, one delta; the engine once cut the delta before it was scrubbed).

@@ -16,6 +16,9 @@ pub enum Check {
     DiscordId,
     /// A PEM block whose body holds real base64, not `...`.
     PemBody,
+    /// The last lines of a PEM body: a line's run of base64 with capitals, small letters and
+    /// digits, as random bytes encode (a hash in hex, a word or an identifier is none).
+    PemTail,
     /// Random-looking letters (Hugging Face tokens), not a CamelCase identifier.
     RandomLetters,
     /// A password in a URL or connection string: not a placeholder word or a variable.
@@ -39,6 +42,13 @@ impl Check {
         }
         match self {
             Check::PemBody => has_base64_run(secret, 40),
+            Check::PemTail => base64_runs(secret).any(|run| {
+                let b = run.as_bytes();
+                b.len() >= 40
+                    && b.iter().any(u8::is_ascii_uppercase)
+                    && b.iter().any(u8::is_ascii_lowercase)
+                    && b.iter().any(u8::is_ascii_digit)
+            }),
             // A checksum that holds cannot be typed by chance: whatever the token looks like,
             // it was issued. One that fails proves nothing (a token cut, mistyped or made up
             // is still one to every scanner): the token is then judged by its look.
@@ -292,7 +302,12 @@ fn is_discord_token(token: &str) -> bool {
 }
 
 fn has_base64_run(s: &str, len: usize) -> bool {
-    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/')).any(|run| run.len() >= len)
+    base64_runs(s).any(|run| run.len() >= len)
+}
+
+/// The runs of base64 characters (without padding) in `s`.
+fn base64_runs(s: &str) -> impl Iterator<Item = &str> {
+    s.split(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/'))
 }
 
 /// Random mixed-case letters switch case often; CamelCase identifiers switch about twice a

@@ -383,7 +383,28 @@ impl Detector {
         if !regex.is_match(&text[window.clone()]) {
             return;
         }
-        for caps in regex.captures_iter(&text[window.clone()]) {
+        let haystack = &text[window.clone()];
+        if regex.captures_len() == 1 {
+            // No group: the match is the secret, less the line breaks and blanks it begins
+            // with, and a plain search finds it (setting up captures over a match as long
+            // as a key body is most of the work).
+            for m in regex.find_iter(haystack) {
+                let range = window.start + m.start() + leading_breaks(m.as_str())..window.start + m.end();
+                if range.is_empty() || overlaps(found, &range) {
+                    continue;
+                }
+                let (secret, after) = (&text[range.clone()], &text[range.end..]);
+                if rule.check.accepts(secret, after)
+                    || regex.captures_at(haystack, m.start()).is_some_and(|caps| {
+                        caps.get(0).is_some_and(|whole| self.key_beside_placeholder(i, &caps, &whole, after))
+                    })
+                {
+                    found.insert(range.start, Finding { range, rule: i });
+                }
+            }
+            return;
+        }
+        for caps in regex.captures_iter(haystack) {
             let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
             let range = window.start + m.start()..window.start + m.end();
             // Rules come in priority order: a finding that overlaps an earlier one loses.
@@ -416,6 +437,19 @@ impl Detector {
     /// The rule a finding came from.
     pub fn rule(&self, f: &Finding) -> &'static Rule {
         &self.rules[f.rule]
+    }
+}
+
+/// How many bytes of line breaks (real or JSON-escaped) and blanks `s` begins with.
+fn leading_breaks(s: &str) -> usize {
+    let mut rest = s;
+    loop {
+        let blank = rest.trim_start_matches(['\n', '\r', ' ', '\t']);
+        let next = blank.strip_prefix("\\n").or_else(|| blank.strip_prefix("\\r")).unwrap_or(blank);
+        if next.len() == rest.len() {
+            return s.len() - rest.len();
+        }
+        rest = next;
     }
 }
 
@@ -527,6 +561,60 @@ mod tests {
                 let start = before.filter(|&n| n >= p.saturating_sub(LINE_BACK)).map_or(p.saturating_sub(LINE_BACK), |n| n + 1);
                 let end = after.unwrap_or(text.len()).min(p + LINE_AHEAD);
                 proptest::prop_assert_eq!(lines.around(p), start..end, "{:?} at {}", text, p);
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_body_without_its_begin_line_is_found_from_its_first_whole_line_to_its_end() {
+        let d = Detector::global();
+        let rule = |id: &str| RULES.iter().position(|r| r.id == id).unwrap();
+        let body = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx";
+        let end = "-----END RSA PRIVATE KEY-----";
+        // Real and JSON-escaped line breaks; the prose before the body stays, a short word
+        // on a line of its own too.
+        for nl in ["\n", "\\n", "\r\n"] {
+            let text = format!("the key is{nl}Output{nl}  {body}{nl}  {body}{nl}AbC={nl}{end}{nl}ok");
+            let found = d.find(&text);
+            assert_eq!(found.len(), 1, "{text:?}");
+            let f = &found[0];
+            assert_eq!(f.rule, rule("private-key-pem-tail"), "{text:?}");
+            assert_eq!(&text[f.range.clone()], format!("{body}{nl}  {body}{nl}AbC={nl}{end}"), "{text:?}");
+        }
+        // A whole block is the block rule's, once; a certificate's body is no key's, and
+        // neither are hashes, words and identifiers before an END line.
+        let whole = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n{end}");
+        assert_eq!(d.find(&whole).iter().map(|f| f.rule).collect::<Vec<_>>(), [rule("private-key-pem")]);
+        assert!(d.find(&format!("{body}\n-----END CERTIFICATE-----")).is_empty());
+        let hashes = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nThisIsAVeryLongIdentifierNameForSomething\n";
+        assert!(d.find(&format!("{hashes}{end}")).is_empty());
+    }
+
+    #[test]
+    fn a_key_shown_with_line_numbers_or_diff_signs_is_found_whole_and_cut() {
+        let d = Detector::global();
+        let body = ["AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx", "Zz0Yy1Xx2Ww3=="];
+        let lines =
+            ["-----BEGIN OPENSSH PRIVATE KEY-----", body[0], body[0], body[1], "-----END OPENSSH PRIVATE KEY-----"];
+        let gutters: [&dyn Fn(usize) -> String; 6] = [
+            &|n| format!("{n:>6}\u{2192}"), // Claude Code's Read tool
+            &|n| format!("{n:>6}\t"),       // cat -n
+            &|n| format!("{n:05}| "),       // OpenCode's read tool
+            &|_| "+".to_owned(),            // a diff that adds the key
+            &|_| "-".to_owned(),            // one that removes it
+            &|_| "> ".to_owned(),           // a quote
+        ];
+        for gutter in gutters {
+            let text: String = lines.iter().enumerate().map(|(i, l)| format!("{}{l}\n", gutter(i + 1))).collect();
+            // Whole, and cut: from a line of the body on, its gutter kept or not.
+            let first = text.find(body[0]).unwrap();
+            for from in [0, first, text[..first].rfind('\n').unwrap() + 1] {
+                let shown = &text[from..];
+                let redacted = d.find(shown).iter().rev().fold(shown.to_owned(), |mut t, f| {
+                    t.replace_range(f.range.clone(), "#");
+                    t
+                });
+                assert!(!redacted.contains("AbCdEf") && !redacted.contains("Zz0Yy1"), "{shown:?} -> {redacted:?}");
             }
         }
     }

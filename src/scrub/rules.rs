@@ -81,6 +81,15 @@ macro_rules! token_end {
     };
 }
 
+/// What may begin each line of a PEM block shown by a tool: a line number (Claude Code's
+/// Read tool writes `     2→`, `cat -n` a tab, OpenCode's read `00002| `), a diff's sign, a
+/// quote or comment mark.
+macro_rules! pem_gutter {
+    () => {
+        r"(?:[0-9]+(?:→|\t|\|)[ \t]*|[-+>#|*][ \t]*)?"
+    };
+}
+
 const GITLEAKS: &str = "gitleaks config/gitleaks.toml (vendor docs give no format)";
 
 /// Every rule, in priority order.
@@ -94,12 +103,37 @@ pub static RULES: &[Rule] = &[
             // A `-` is never followed by another inside the body, so that a body ends at the
             // first dashes, END or not: a search from each BEGIN reads only its own body, and
             // a text of many BEGINs without an END is read once, not once per BEGIN.
-            r"(?:(?:[A-Za-z0-9+/=\s:,.\\]|-[A-Za-z0-9+/=\s:,.\\])*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
-            r"|(?:(?:\s|\\[nr])+(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z-]+: (?:[^\r\n\\-]|-[^\r\n\\-])*))*)"
+            // Line numbers, diff signs and quote marks may begin its lines (see `pem_gutter`).
+            r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*])*?-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+            r"|(?:(?:\s|\\[nr])+",
+            pem_gutter!(),
+            r"(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z-]+: (?:[^\r\n\\-]|-[^\r\n\\-])*))*)"
         ),
         check: Check::PemBody,
         format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
         source: "RFC 7468; OpenSSH PROTOCOL.key; RFC 4880 §6.2",
+    },
+    Rule {
+        // A text cut to its tail (tool output, a raw line cut in the middle) can keep the
+        // last lines of a key without its BEGIN line. Whole lines of base64 up to the END
+        // line are that key's body: lines of 16 characters or more, and the last one,
+        // short. The search needs the END line, so prose before the body is left alone,
+        // and a whole block is the rule above's.
+        id: "private-key-pem-tail",
+        kind: "private-key",
+        anchor: Anchor::Literal(&["-----END"]),
+        pattern: concat!(
+            r"(?:\A|\n|\\n)[ \t]*(?:",
+            pem_gutter!(),
+            r"[A-Za-z0-9+/=]{16,}[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*)*",
+            pem_gutter!(),
+            r"[A-Za-z0-9+/=]+[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*",
+            pem_gutter!(),
+            r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
+        ),
+        check: Check::PemTail,
+        format: "the base64 lines of a PEM private key up to its END line, where a cut left out its BEGIN line",
+        source: "RFC 7468",
     },
     Rule {
         id: "age-secret-key",
