@@ -33,7 +33,8 @@ pub struct Rule {
     pub kind: &'static str,
     /// Literals that gate the regex.
     pub anchor: Anchor,
-    /// The regex (Rust `regex` syntax); group 1 (or the first group that matched) is the secret.
+    /// The regex (Rust `regex` syntax); group 1 (or the first group that matched) is the secret,
+    /// or, in a pattern without groups, the match less the line breaks and blanks it begins with.
     pub pattern: &'static str,
     /// The second look that rejects placeholders and look-alikes.
     pub check: Check,
