@@ -377,7 +377,6 @@ impl Detector {
 
     /// Adds the findings of rule `i` inside `window` of `text` to `found`.
     fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Found) {
-        let rule = &self.rules[i];
         let regex = self.regex(i);
         // Matches are rare: a plain search is much cheaper than setting up captures.
         if !regex.is_match(&text[window.clone()]) {
@@ -390,54 +389,63 @@ impl Detector {
             // as a key body is most of the work).
             for m in regex.find_iter(haystack) {
                 let range = window.start + m.start() + leading_breaks(m.as_str())..window.start + m.end();
-                if range.is_empty() || overlaps(found, &range) {
-                    continue;
-                }
-                let (secret, after) = (&text[range.clone()], &text[range.end..]);
-                if rule.check.accepts(secret, after)
-                    || regex.captures_at(haystack, m.start()).is_some_and(|caps| {
-                        caps.get(0).is_some_and(|whole| self.key_beside_placeholder(i, &caps, &whole, after))
-                    })
-                {
-                    found.insert(range.start, Finding { range, rule: i });
-                }
+                self.decide(i, text, range, found, || regex.captures_at(haystack, m.start()));
             }
             return;
         }
         for caps in regex.captures_iter(haystack) {
-            let Some(m) = caps.iter().skip(1).flatten().next().or_else(|| caps.get(0)) else { continue };
+            let Some(m) = secret_of(&caps) else { continue };
             let range = window.start + m.start()..window.start + m.end();
-            // Rules come in priority order: a finding that overlaps an earlier one loses.
-            if range.is_empty() || overlaps(found, &range) {
-                continue;
-            }
-            let after = &text[range.end..];
-            if rule.check.accepts(m.as_str(), after) || self.key_beside_placeholder(i, &caps, &m, after) {
-                found.insert(range.start, Finding { range, rule: i });
-            }
+            self.decide(i, text, range, found, || Some(caps));
         }
     }
 
-    /// True when the secret `m` of match `caps` of rule `i`, rejected for a placeholder word
+    /// Records `range` of `text` as a finding of rule `i` when its check accepts it, or
+    /// when it is a secret beside a placeholder; `caps`, the match's captures, are set up
+    /// only for that second, rarer question.
+    fn decide<'h>(
+        &self,
+        i: usize,
+        text: &str,
+        range: Range<usize>,
+        found: &mut Found,
+        caps: impl FnOnce() -> Option<Captures<'h>>,
+    ) {
+        // Rules come in priority order: a finding that overlaps an earlier one loses.
+        if range.is_empty() || overlaps(found, &range) {
+            return;
+        }
+        let (secret, after) = (&text[range.clone()], &text[range.end..]);
+        if self.rules[i].check.accepts(secret, after)
+            || caps().is_some_and(|caps| self.key_beside_placeholder(i, &caps, after))
+        {
+            found.insert(range.start, Finding { range, rule: i });
+        }
+    }
+
+    /// True when the secret of match `caps` of rule `i`, rejected for a placeholder word
     /// or run in it, is a secret all the same once they are taken out: only a value that is
     /// wholly a placeholder is one. `AKIAIOSFODNN7EXAMPLE` (AWS's documented example) is
     /// too short without `EXAMPLE`; a real key with `_EXAMPLE` or `-dummy` after it is not.
-    fn key_beside_placeholder(&self, i: usize, caps: &Captures<'_>, m: &Match<'_>, after: &str) -> bool {
-        let secret = m.as_str();
-        let Some(rest) = check::without_placeholders(secret) else { return false };
-        let Some(whole) = caps.get(0) else { return false };
+    fn key_beside_placeholder(&self, i: usize, caps: &Captures<'_>, after: &str) -> bool {
+        let (Some(m), Some(whole)) = (secret_of(caps), caps.get(0)) else { return false };
+        let Some(rest) = check::without_placeholders(m.as_str()) else { return false };
         let (from, to) = (m.start() - whole.start(), m.end() - whole.start());
         let rebuilt = format!("{}{rest}{}", &whole.as_str()[..from], &whole.as_str()[to..]);
-        self.regex(i).captures(&rebuilt).is_some_and(|c| {
-            let Some(m) = c.iter().skip(1).flatten().next().or_else(|| c.get(0)) else { return false };
-            self.rules[i].check.accepts(m.as_str(), after)
-        })
+        self.regex(i)
+            .captures(&rebuilt)
+            .is_some_and(|c| secret_of(&c).is_some_and(|m| self.rules[i].check.accepts(m.as_str(), after)))
     }
 
     /// The rule a finding came from.
     pub fn rule(&self, f: &Finding) -> &'static Rule {
         &self.rules[f.rule]
     }
+}
+
+/// The secret a match holds: its first group that matched, or the whole match.
+fn secret_of<'h>(caps: &Captures<'h>) -> Option<Match<'h>> {
+    caps.iter().skip(1).flatten().next().or_else(|| caps.get(0))
 }
 
 /// How many bytes of line breaks (real or JSON-escaped) and blanks `s` begins with.
