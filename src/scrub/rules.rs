@@ -91,6 +91,13 @@ macro_rules! pem_gutter {
     };
 }
 
+/// A line break between a PEM block's lines, real or JSON-escaped, with the blanks around it.
+macro_rules! pem_line_break {
+    () => {
+        r"[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*"
+    };
+}
+
 const GITLEAKS: &str = "gitleaks config/gitleaks.toml (vendor docs give no format)";
 
 /// Every rule, in priority order.
@@ -126,9 +133,12 @@ pub static RULES: &[Rule] = &[
         pattern: concat!(
             r"(?:\A|\n|\\n)[ \t]*(?:",
             pem_gutter!(),
-            r"[A-Za-z0-9+/=]{16,}[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*)*",
+            r"[A-Za-z0-9+/=]{16,}",
+            pem_line_break!(),
+            r")*",
             pem_gutter!(),
-            r"[A-Za-z0-9+/=]+[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*",
+            r"[A-Za-z0-9+/=]+",
+            pem_line_break!(),
             pem_gutter!(),
             r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
         ),
