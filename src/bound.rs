@@ -36,10 +36,19 @@ pub fn head_tail_before_scrub(s: &mut String, max: usize) -> bool {
         return false;
     }
     let room = max.saturating_sub(marker(s.len()).len());
-    let head = head_end(s, floor_boundary(s, room * 7 / 10 + SCRUB_REACH));
-    let tail = tail_start(s, ceil_boundary(s, s.len() - (room - room * 7 / 10) - SCRUB_REACH));
-    s.replace_range(head..tail, &marker(tail - head));
+    let cut = middle(s, room, SCRUB_REACH);
+    let marker = marker(cut.len());
+    s.replace_range(cut, &marker);
     true
+}
+
+/// What a cut to `room` bytes, 70 % head and 30 % tail, takes from the middle of `s`, with
+/// `margin` bytes more kept on each side. The tail gets the room the head leaves, so `s`
+/// longer than `room` and both margins comes out at `room` and the margins.
+fn middle(s: &str, room: usize, margin: usize) -> Range<usize> {
+    let head = head_end(s, floor_boundary(s, room * 7 / 10 + margin));
+    let tail = tail_start(s, ceil_boundary(s, s.len() - (room - head.saturating_sub(margin)) - margin));
+    head..tail
 }
 
 /// The longest redaction marker, `[REDACTED:kind]`.
@@ -190,11 +199,9 @@ fn head_tail(s: &mut String, max: usize, folds: bool) {
         s.truncate(end);
         return;
     }
-    let room = max - probe;
-    let head_end = head_end(s, floor_boundary(s, room * 7 / 10));
-    let tail_start = tail_start(s, ceil_boundary(s, s.len() - (room - head_end)));
-    let cut = stood_for(&s[head_end..tail_start], tail_start - head_end);
-    s.replace_range(head_end..tail_start, &marker(cut));
+    let cut = middle(s, max - probe, 0);
+    let stood = stood_for(&s[cut.clone()], cut.len());
+    s.replace_range(cut, &marker(stood));
 }
 
 /// Text that is appended to and replaced, holding at most about twice its bound so that
