@@ -321,13 +321,13 @@ impl Inline {
     /// The input ended: what is open is closed, and the summary written last.
     pub fn finish(&mut self) -> io::Result<()> {
         // As in the binary, the summary counts the redactions made before the input ended.
-        self.pause()?;
+        self.stages.end(&mut self.out)?;
         let summary = self.norm.finish(self.stages.redactions().clone());
         for ev in self.norm.drain() {
             self.stages.write(ev, &mut self.out)?;
         }
         self.stages.write(summary, &mut self.out)?;
-        self.pause()
+        self.stages.end(&mut self.out)
     }
 
     /// Hands each canonical event written so far to `on` with its line (without the

@@ -220,3 +220,58 @@ fn scrub_writes_a_held_delta_when_the_input_pauses() {
     let got = live.next().unwrap_or_else(|why| panic!("a held delta in a silent pipe: {why}"));
     assert_eq!(describe(&got), "text s1:1:1");
 }
+
+/// A private key streamed in pieces, the input pausing in its middle: the pause lets other
+/// held text go, but the key waits for its END line, as none of its lines after the pause
+/// would say it is a key's. Through `normalize`, and through `scrub` reading the same pieces
+/// as canonical deltas not scrubbed.
+#[test]
+fn a_pause_inside_a_private_key_lets_none_of_it_out() {
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let body: Vec<String> = (0..40)
+        .map(|_| {
+            (0..64)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    char::from(B64[(seed % 64) as usize])
+                })
+                .collect()
+        })
+        .collect();
+    let text = format!(
+        "Here is the key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n",
+        body.join("\n")
+    );
+    let pieces = crate::split::cut(&text, &[50]);
+    let claude = crate::split::claude(&pieces, false);
+    let events: String =
+        crate::split::unscrubbed("s1", &pieces, 0).iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    for (name, input) in [("normalize", claude), ("scrub", events)] {
+        let lines: Vec<&str> = input.lines().collect();
+        let mut live = Live::run(name, &[], None);
+        let (before, after) = lines.split_at(lines.len() / 2);
+        before.iter().for_each(|l| live.write(l));
+        std::thread::sleep(Duration::from_millis(300));
+        after.iter().for_each(|l| live.write(l));
+        drop(live.child.stdin.take());
+        let mut shown = String::new();
+        while let Ok(event) = live.next() {
+            shown.push_str(event["payload"]["delta"].as_str().unwrap_or_default());
+        }
+        assert!(shown.contains("[REDACTED:private-key]"), "{name}: {shown}");
+        let leaked: Vec<&String> = body
+            .iter()
+            .filter(|l| l.as_bytes().chunks(16).any(|c| shown.contains(std::str::from_utf8(c).unwrap())))
+            .collect();
+        assert!(
+            leaked.is_empty(),
+            "{name}: {} of {} lines of the key shown, first {}",
+            leaked.len(),
+            body.len(),
+            leaked[0]
+        );
+    }
+}

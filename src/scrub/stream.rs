@@ -6,8 +6,9 @@
 //!
 //! Events keep their order: an event whose tail is held waits, with every event after it,
 //! until the stream's next delta, an event that ends the stream's block (an event of its
-//! session, see [`Ends`]), or a pause of the input ([`Holder::pause`]) decides it, unless
-//! the output must be reproducible ([`Pauses::Wait`]): where a pause falls depends on read
+//! session, see [`Ends`]), or a pause of the input ([`Holder::pause`], which lets an
+//! unfinished private key wait for its END line) decides it, unless the output must be
+//! reproducible ([`Pauses::Wait`]): where a pause falls depends on read
 //! timing, so then only the stream's next delta, its block's end or the end of the input
 //! decide, and the same input gives the same bytes however it arrives. The held tail is
 //! bounded by [`MAX_HOLD`], and the events waiting behind held tails by count
@@ -461,7 +462,7 @@ impl<T: Delta> Holder<T> {
             None => {
                 let ends = item.ends_blocks();
                 if ends != Ends::Nothing {
-                    self.decide_open(|key| ends.include(key));
+                    self.decide_open(|key, _| ends.include(key));
                     self.crossings += 1;
                 }
                 if self.queue.is_empty() {
@@ -544,29 +545,36 @@ impl<T: Delta> Holder<T> {
         self.queue.push_back(Slot { item, weight, open });
     }
 
-    /// The input pauses: with [`Pauses::Decide`], decides every held tail (see
-    /// [`Holder::decide_all`]); with [`Pauses::Wait`], does nothing.
+    /// The input pauses: with [`Pauses::Decide`], decides every held tail but that of an
+    /// unfinished private key (see [`Holder::decide_all`]); with [`Pauses::Wait`], does
+    /// nothing.
     pub fn pause(&mut self, ready: &mut Vec<T>) {
         if self.pauses == Pauses::Decide {
-            self.decide_all(ready);
+            // A key's lines after a pause, written without its BEGIN line before them, are
+            // base64 that nothing marks as secret: the key waits for its END line (or for
+            // `MAX_HOLD`, or the input's end) as it would on an input that never paused.
+            self.decide_open(|_, scan| scan.pem.is_none());
+            self.pop_decided(ready);
         }
     }
 
     /// Decides every held tail (the input ends): appends every waiting item to `ready`,
     /// in order.
     pub fn decide_all(&mut self, ready: &mut Vec<T>) {
-        self.decide_open(|_| true);
+        self.decide_open(|_, _| true);
         self.pop_decided(ready);
     }
 
-    /// Decides the held tails of the streams `which` picks. There are at most as many as
-    /// items wait ([`MAX_WAITING`]), so looking at each costs a bounded time per item.
-    fn decide_open(&mut self, mut which: impl FnMut(&StreamKey) -> bool) {
+    /// Decides the held tails of the streams `which` picks, given each one's scan. There are
+    /// at most as many as items wait ([`MAX_WAITING`]), so looking at each costs a bounded
+    /// time per item.
+    fn decide_open(&mut self, mut which: impl FnMut(&StreamKey, &Scan) -> bool) {
         let (queue, popped) = (&mut self.queue, self.popped);
         self.open.retain(|key, at| {
-            let decided = which(key);
+            let open = &mut queue[(*at - popped) as usize].open;
+            let decided = open.as_ref().is_none_or(|(_, _, scan, _)| which(key, scan));
             if decided {
-                queue[(*at - popped) as usize].open = None;
+                *open = None;
             }
             !decided
         });
