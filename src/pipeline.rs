@@ -147,6 +147,7 @@ impl Stages {
         self.streams.push_sealing(staged, &mut self.ready, |tail, seal| match seal {
             Seal::Ended => scrub.scrub_text(tail),
             Seal::Crossed { next } => scrub.seal_lost(tail, next),
+            Seal::KeyGoesOn => scrub.key_goes_on(tail),
         });
     }
 

@@ -230,6 +230,20 @@ impl Scrubber {
         true
     }
 
+    /// Redacts the lines of a private key that `piece` begins with, a key whose BEGIN line
+    /// went out in an earlier piece of its stream (a key longer than a held tail): they are
+    /// what the key's rule takes after a BEGIN line, up to its END line when `piece` holds
+    /// it. Returns true when it changed `piece` (then without control bytes).
+    pub fn key_goes_on(&mut self, piece: &mut String) -> bool {
+        const BEGIN: &str = "-----BEGIN PRIVATE KEY-----\n";
+        let text = [BEGIN, &control::clean(piece)].concat();
+        let found = Detector::global().find(&text);
+        let Some(key) = found.iter().find(|f| f.range.start == 0) else { return false };
+        self.count([key]);
+        *piece = marked(&text, [key]);
+        true
+    }
+
     /// Scrubs one string in place; true when it changed.
     pub fn scrub_text(&mut self, s: &mut String) -> bool {
         let Cow::Owned(c) = self.scrub_str(s) else { return false };

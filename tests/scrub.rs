@@ -706,22 +706,10 @@ fn a_cut_raw_line_never_keeps_part_of_a_secret() {
 #[test]
 fn a_key_cut_from_its_begin_line_is_redacted_to_its_end() {
     // 16 KB of base64 in 64-character lines (an RSA key of 16384 bits is about that size).
-    let mut seed = 7u64;
-    let body: Vec<String> = (0..250)
-        .map(|_| {
-            (0..64)
-                .map(|_| {
-                    seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[(seed >> 58) as usize] as char
-                })
-                .collect()
-        })
-        .collect();
+    let body = key_body(250, 7);
     let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----", body.join("\n"));
     let numbered: String = key.lines().enumerate().map(|(i, l)| format!("{:>6}\u{2192}{l}\n", i + 1)).collect();
-    let shows_a_piece = |events: &str| {
-        body.iter().any(|l| l.as_bytes().chunks(16).any(|w| events.contains(std::str::from_utf8(w).unwrap())))
-    };
+    let shows_a_piece = |events: &str| shown_line(&body, events).is_some();
     for (tool, shown) in [("Bash", format!("Reading the key file\n{key}\ndone\n")), ("Read", numbered)] {
         for max in [2_000usize, 9_000, 20_000, 300_000] {
             let message = |role: &str, content: serde_json::Value| serde_json::json!({"type": role, "session_id": "s", "message": {"id": "m", "role": role, "content": [content]}});
@@ -752,6 +740,38 @@ fn a_key_cut_from_its_begin_line_is_redacted_to_its_end() {
                     .unwrap();
             assert!(events.contains(r#""type":"raw""#), "{events}");
             assert!(!shows_a_piece(&events), "raw line, max {max}, {after} bytes after the key: {events}");
+        }
+    }
+}
+
+/// A private key streamed in deltas, longer than a stream's held tail (8 KiB): its BEGIN
+/// line goes out before its END line comes, and the lines between, decided half a hold at a
+/// time, are still redacted as the key's. Through `normalize` (Claude Code's partial
+/// messages) and `scrub` (the same pieces as canonical deltas not scrubbed), in pieces of
+/// several sizes; a second scrub of `normalize`'s output changes nothing.
+#[test]
+fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
+    for lines in [130, 250, 500] {
+        let body = key_body(lines, lines as u64);
+        let text = format!(
+            "The key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\nDone.\n",
+            body.join("\n")
+        );
+        for size in [7, 50, 333, 4_000] {
+            let pieces = crate::split::cut(&text, &[size]);
+            let events: String = crate::split::unscrubbed("s1", &pieces, 0)
+                .iter()
+                .map(|e| serde_json::to_string(e).unwrap() + "\n")
+                .collect();
+            let normalized = run("normalize", &[], crate::split::claude(&pieces, false).as_bytes());
+            for (name, out) in [("normalize", normalized.clone()), ("scrub", run("scrub", &[], events.as_bytes()))] {
+                let shown: String =
+                    json_lines(&out).iter().filter_map(|e| e["payload"]["delta"].as_str().map(str::to_owned)).collect();
+                assert!(shown.starts_with("The key:\n[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
+                let line = shown_line(&body, &shown);
+                assert!(line.is_none(), "{name}, {lines} lines in pieces of {size}: shows {line:?}");
+            }
+            assert!(run("scrub", &[], &normalized) == normalized, "{lines} lines in pieces of {size}: scrubbed again");
         }
     }
 }

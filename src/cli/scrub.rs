@@ -225,6 +225,7 @@ impl<W: Write> LineSink for Jsonl<'_, '_, W> {
                     // Canonical lines do not say where a block begins.
                     Seal::Ended => false,
                     Seal::Crossed { next } => scrubber.seal_lost(tail, next),
+                    Seal::KeyGoesOn => scrubber.key_goes_on(tail),
                 }
             });
             self.write_ready()?;

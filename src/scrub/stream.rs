@@ -37,7 +37,8 @@ use crate::engine::clock::Clock;
 use crate::event::{Body, Event, Piece, Role, Stream};
 
 /// The longest tail held for a stream: longer than a 4096-bit RSA key in PEM and than the
-/// reach of a keyword-anchored rule on its line.
+/// reach of a keyword-anchored rule on its line. A longer key is decided half a hold at a
+/// time, its lines after the first piece sealed as the key's ([`Seal::KeyGoesOn`]).
 pub const MAX_HOLD: usize = 8 * 1024;
 
 /// The most events waiting behind held tails; past it the oldest stream is decided.
@@ -85,6 +86,10 @@ pub struct Scan {
     element: Option<usize>,
     /// An unfinished PEM block: where its `-----BEGIN` line starts, and the `-----BEGIN`.
     pem: Option<(usize, usize)>,
+    /// The text goes on with that block's lines, its BEGIN line decided before: a key longer
+    /// than [`MAX_HOLD`]. What is decided of it is a key's lines with nothing before them to
+    /// say so ([`Seal::KeyGoesOn`]).
+    key_cut: bool,
 }
 
 impl Scan {
@@ -151,7 +156,15 @@ impl Scan {
         if let Some((line, _)) = self.pem {
             from = from.min(line);
         }
-        from.max(ceil_boundary(text, text.len().saturating_sub(MAX_HOLD)))
+        let cap = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
+        if from >= cap || self.pem.is_none() && !self.key_cut {
+            return from.max(cap);
+        }
+        // A key longer than the hold is decided half a hold at a time, between its lines:
+        // each piece is whole lines, which read after a BEGIN line are the key's.
+        let half = ceil_boundary(text, text.len() - MAX_HOLD / 2);
+        let next_line = memchr::memchr(b'\n', &b[half..text.len().min(half + REACH)]);
+        next_line.map(|i| half + i + 1).filter(|&at| at < text.len()).unwrap_or(cap)
     }
 
     /// Where the run of non-white-space that holds `text[p]` starts, looking back at most
@@ -173,6 +186,7 @@ impl Scan {
         self.walks.shift(n);
         self.open_at_line = self.open_at_line.map(|p| p.saturating_sub(n));
         self.element = self.element.map(|e| e.saturating_sub(n));
+        self.key_cut = self.pem.is_some_and(|(line, _)| self.key_cut || n > line);
         if let Some((line, begin)) = &mut self.pem {
             *line = line.saturating_sub(n);
             *begin = begin.saturating_sub(n);
@@ -400,6 +414,10 @@ pub enum Seal<'a> {
         /// The next text of the stream.
         next: &'a str,
     },
+    /// The text goes on with the lines of a private key whose BEGIN line went out in an
+    /// earlier piece (a key longer than [`MAX_HOLD`]): redact the key's lines it begins with
+    /// (see [`crate::scrub::Scrubber::key_goes_on`]).
+    KeyGoesOn,
 }
 
 /// Holds back the undecided tails of delta streams; see the module doc.
@@ -503,8 +521,14 @@ impl<T: Delta> Holder<T> {
                     joined.push_str(&text);
                     // Only the new text (and a little before it) is looked at: see `Scan`.
                     let decided = scan.hold_from(joined, tail);
+                    if scan.key_cut && decided > 0 {
+                        let mut piece = joined[..decided].to_owned();
+                        seal(&mut piece, Seal::KeyGoesOn);
+                        delta.push_str(&piece);
+                    } else {
+                        delta.push_str(&joined[..decided]);
+                    }
                     scan.shift(decided);
-                    delta.push_str(&joined[..decided]);
                     prev.item.touched();
                     let weight = prev.item.weight();
                     self.bytes = self.bytes - prev.weight + weight;
@@ -636,6 +660,23 @@ mod tests {
         assert_eq!(hold_from(text), 2);
         let whole = "x\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\n";
         assert_eq!(hold_from(whole), whole.len());
+    }
+
+    #[test]
+    fn a_key_longer_than_the_hold_is_decided_half_a_hold_at_a_time_between_its_lines() {
+        const LINE: &str = "MIIEowIBAAKCAQEAx4YzQUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZn";
+        let text = "-----BEGIN RSA PRIVATE KEY-----\n".to_owned() + &(LINE.to_owned() + "\n").repeat(200);
+        let mut scan = Scan::default();
+        let at = scan.hold_from(&text, 0);
+        assert!(text[..at].ends_with('\n') && (MAX_HOLD / 2 - LINE.len()..=MAX_HOLD / 2).contains(&(text.len() - at)));
+        assert!(!scan.key_cut, "the BEGIN line is in what is decided now");
+        scan.shift(at);
+        assert!(scan.key_cut, "the rest goes on with the key's lines");
+        // Its END line ends the key: what is decided after it is plain text again.
+        let rest = text[at..].to_owned() + "-----END RSA PRIVATE KEY-----\nok ";
+        let at = scan.hold_from(&rest, text.len() - at);
+        scan.shift(at);
+        assert!(!scan.key_cut);
     }
 
     /// An item of a test stream: a delta of stream `a` or another line, weighing `weight`.

@@ -271,3 +271,18 @@ pub fn mixed_files(dir: &str) -> (Vec<PathBuf>, Vec<u8>) {
     }
     (files, expected)
 }
+
+/// The body of a private key: `lines` lines of 64 base64 characters, the same for a seed.
+pub fn key_body(lines: usize, mut seed: u64) -> Vec<String> {
+    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut next = move || {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        char::from(B64[(seed >> 58) as usize])
+    };
+    (0..lines).map(|_| (0..64).map(|_| next()).collect()).collect()
+}
+
+/// The first of `lines` that `shown` holds a 16-character piece of (aligned to 16).
+pub fn shown_line<'a>(lines: &'a [String], shown: &str) -> Option<&'a String> {
+    lines.iter().find(|l| l.as_bytes().chunks(16).any(|w| shown.contains(std::str::from_utf8(w).unwrap())))
+}
