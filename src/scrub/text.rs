@@ -1,15 +1,19 @@
 //! Plain text, scrubbed line by line as it streams, except that the lines of a PEM private
 //! key are held together until its END line, so a key spread over many lines is redacted
 //! whole. The hold is bounded: past [`TextScrubber::HOLD_LINES`] lines or
-//! [`TextScrubber::HOLD_BYTES`] bytes the held block is scrubbed as it stands.
+//! [`TextScrubber::HOLD_BYTES`] bytes the held block is scrubbed as it stands, and when the
+//! key runs on past it, its next lines are held in turn and redacted as the key's
+//! ([`Scrubber::key_goes_on`]).
 
-use super::Scrubber;
+use super::{Scrubber, MARK};
 
 /// Scrubs a stream of text lines.
 #[derive(Debug, Default)]
 pub struct TextScrubber {
     held: String,
     held_lines: usize,
+    /// The lines to come go on with a key whose BEGIN line went out with the last block.
+    key_cut: bool,
 }
 
 impl TextScrubber {
@@ -31,7 +35,7 @@ impl TextScrubber {
         line: &str,
         emit: impl FnOnce(&str) -> Result<(), E>,
     ) -> Result<(), E> {
-        if self.held_lines == 0 {
+        if self.held_lines == 0 && !self.key_cut {
             if opens_key(line) {
                 self.held.push_str(line);
                 self.held_lines = 1;
@@ -39,23 +43,42 @@ impl TextScrubber {
             }
             return emit(&scrubber.scrub_str(line));
         }
-        self.held.push('\n');
+        if self.held_lines > 0 {
+            self.held.push('\n');
+        }
         self.held.push_str(line);
         self.held_lines += 1;
-        if line.contains("-----END") || self.held_lines >= Self::HOLD_LINES || self.held.len() >= Self::HOLD_BYTES {
-            return self.finish(scrubber, emit);
+        let ended = line.contains("-----END");
+        if ended || self.held_lines >= Self::HOLD_LINES || self.held.len() >= Self::HOLD_BYTES {
+            return self.flush(scrubber, !ended, emit);
         }
         Ok(())
     }
 
     /// Scrubs and emits whatever is held (call at end of input).
     pub fn finish<E>(&mut self, scrubber: &mut Scrubber, emit: impl FnOnce(&str) -> Result<(), E>) -> Result<(), E> {
+        self.flush(scrubber, false, emit)
+    }
+
+    /// Scrubs and emits the held block; when `cut` (the hold is full), a key that runs to
+    /// its end goes on in the lines to come.
+    fn flush<E>(
+        &mut self,
+        scrubber: &mut Scrubber,
+        cut: bool,
+        emit: impl FnOnce(&str) -> Result<(), E>,
+    ) -> Result<(), E> {
         if self.held_lines == 0 {
             return Ok(());
         }
-        let held = std::mem::take(&mut self.held);
+        let mut held = std::mem::take(&mut self.held);
         self.held_lines = 0;
-        emit(&scrubber.scrub_str(&held))
+        if self.key_cut {
+            scrubber.key_goes_on(&mut held);
+        }
+        let out = scrubber.scrub_str(&held);
+        self.key_cut = cut && out.strip_suffix(']').is_some_and(|o| o.ends_with(&format!("{MARK}private-key")));
+        emit(&out)
     }
 }
 
@@ -87,6 +110,23 @@ mod tests {
         let out =
             scrub_lines(&["before", "-----BEGIN PRIVATE KEY-----", body, body, "-----END PRIVATE KEY-----", "after"]);
         assert_eq!(out, ["before", "[REDACTED:private-key]", "after"]);
+    }
+
+    #[test]
+    fn a_key_longer_than_the_hold_is_redacted_past_it() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+        let mut lines = vec!["-----BEGIN PRIVATE KEY-----"];
+        lines.extend([body; 2 * TextScrubber::HOLD_LINES + 10]);
+        lines.extend(["-----END PRIVATE KEY-----", "after"]);
+        let out = scrub_lines(&lines);
+        assert!(out.iter().all(|l| !l.contains(body)), "{} lines out", out.len());
+        assert_eq!(out.last().map(String::as_str), Some("after"));
+        // A BEGIN line before prose: the prose is held once, then goes line by line.
+        let mut lines = vec!["-----BEGIN PRIVATE KEY-----"];
+        lines.extend(["some words"; 2 * TextScrubber::HOLD_LINES]);
+        let out = scrub_lines(&lines);
+        assert_eq!(out[0].lines().count(), TextScrubber::HOLD_LINES);
+        assert!(out[1..].iter().all(|l| l == "some words"), "{} lines out", out.len());
     }
 
     #[test]
