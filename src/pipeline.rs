@@ -16,7 +16,7 @@ use crate::engine::DEFAULT_FIELD_BOUND;
 use crate::event::{Body, Event};
 use crate::io::{decoding, Line, LineReader, LineWriter, Opaque, DEFAULT_MAX_LINE};
 use crate::provider::{Normalizer, Probe, Provider, Verdict};
-use crate::scrub::stream::{is_delta, Delta, Ends, Holder, Pauses, Seal, StreamKey};
+use crate::scrub::stream::{is_delta, Delta, Ends, Holder, Pauses, StreamKey};
 use crate::scrub::Scrubber;
 use crate::truncate::Truncator;
 
@@ -120,7 +120,7 @@ impl Stages {
     /// Decides every held tail (the input ends): appends the events that waited, scrubbed
     /// and bounded, to `done`.
     pub fn decide(&mut self, done: &mut Vec<Event>) {
-        self.streams.decide_all(&mut self.ready);
+        self.streams.decide_all(&mut self.ready, |tail, seal| self.finish.scrub.seal(tail, seal));
         self.finish_ready(done);
     }
 
@@ -143,25 +143,20 @@ impl Stages {
     /// Gives `staged` to the holder; a held tail that ended its block is scrubbed there, as
     /// the end of its text.
     fn hold(&mut self, staged: Staged) {
-        let scrub = &mut self.finish.scrub;
-        self.streams.push_sealing(staged, &mut self.ready, |tail, seal| match seal {
-            Seal::Ended => scrub.scrub_text(tail),
-            Seal::Crossed { next } => scrub.seal_lost(tail, next),
-            Seal::KeyGoesOn => scrub.key_goes_on(tail),
-        });
+        self.streams.push_sealing(staged, &mut self.ready, |tail, seal| self.finish.scrub.seal(tail, seal));
     }
 
     /// The input pauses: decides every held tail, unless the output must be reproducible
     /// ([`Pauses::Wait`]), and writes the events that waited.
     pub fn pause<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.streams.pause(&mut self.ready);
+        self.streams.pause(&mut self.ready, |tail, seal| self.finish.scrub.seal(tail, seal));
         self.write_ready(out)
     }
 
     /// The input ends: decides every held tail and writes the events that waited (before
     /// the summary, so that it counts every redaction).
     pub fn end<W: Write>(&mut self, out: &mut LineWriter<W>) -> io::Result<()> {
-        self.streams.decide_all(&mut self.ready);
+        self.streams.decide_all(&mut self.ready, |tail, seal| self.finish.scrub.seal(tail, seal));
         self.write_ready(out)
     }
 

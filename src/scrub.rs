@@ -32,6 +32,7 @@ use std::collections::BTreeMap;
 use crate::event::{id_member, Event, Label, Relabel};
 use detect::{Detector, Finding};
 use json::Place;
+use stream::Seal;
 
 /// Text without its terminal control sequences and bytes: what other layers (the engine's
 /// ids) use of this stage, so that they depend on its face and not on its modules.
@@ -230,18 +231,36 @@ impl Scrubber {
         true
     }
 
+    /// Does what `seal` asks of `tail`, a stream's held tail (see [`Seal`]); true when it
+    /// changed `tail`.
+    pub fn seal(&mut self, tail: &mut String, seal: Seal<'_>) -> bool {
+        match seal {
+            Seal::Ended => self.scrub_text(tail),
+            Seal::Crossed { next } => self.seal_lost(tail, next),
+            Seal::KeyGoesOn => self.key_goes_on(tail),
+        }
+    }
+
     /// Redacts the lines of a private key that `piece` begins with, a key whose BEGIN line
     /// went out in an earlier piece of its stream (a key longer than a held tail): they are
     /// what the key's rule takes after a BEGIN line, up to its END line when `piece` holds
     /// it. Returns true when it changed `piece` (then without control bytes).
     pub fn key_goes_on(&mut self, piece: &mut String) -> bool {
         const BEGIN: &str = "-----BEGIN PRIVATE KEY-----\n";
-        let text = [BEGIN, &control::clean(piece)].concat();
-        let found = Detector::global().find(&text);
-        let Some(key) = found.iter().find(|f| f.range.start == 0) else { return false };
-        self.count([key]);
-        *piece = marked(&text, [key]);
-        true
+        // A piece decided to bound what waits may begin inside a line: its start, however
+        // short, is then read as the end of a body line.
+        const INSIDE_A_LINE: &str = "-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAA";
+        let clean = control::clean(piece);
+        for head in [BEGIN, INSIDE_A_LINE] {
+            let text = [head, &clean].concat();
+            let found = Detector::global().find(&text);
+            if let Some(key) = found.iter().find(|f| f.range.start == 0 && f.range.end > head.len()) {
+                self.count([key]);
+                *piece = marked(&text, [key]);
+                return true;
+            }
+        }
+        false
     }
 
     /// Scrubs one string in place; true when it changed.

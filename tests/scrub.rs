@@ -746,17 +746,33 @@ fn a_key_cut_from_its_begin_line_is_redacted_to_its_end() {
 
 /// A private key streamed in deltas, longer than a stream's held tail (8 KiB): its BEGIN
 /// line goes out before its END line comes, and the lines between, decided half a hold at a
-/// time, are still redacted as the key's. Through `normalize` (Claude Code's partial
-/// messages) and `scrub` (the same pieces as canonical deltas not scrubbed), in pieces of
-/// several sizes; a second scrub of `normalize`'s output changes nothing.
+/// time, are still redacted as the key's, whatever its last lines (a PGP block ends in a
+/// short line and a checksum) and however long its lines. Through `normalize` (Claude
+/// Code's partial messages) and `scrub` (the same pieces as canonical deltas not
+/// scrubbed), in pieces of several sizes; a second scrub of `normalize`'s output changes
+/// nothing.
 #[test]
 fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
-    for lines in [130, 250, 500] {
+    let ssh = |lines: usize| {
         let body = key_body(lines, lines as u64);
-        let text = format!(
-            "The key:\n-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----\nDone.\n",
+        let key =
+            format!("-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----", body.join("\n"));
+        (key, body)
+    };
+    let pgp = {
+        let body = key_body(150, 3);
+        let key = format!(
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\n\n{}\nAbCdEf12==\n=XyZ1\n-----END PGP PRIVATE KEY BLOCK-----",
             body.join("\n")
         );
+        (key, body)
+    };
+    let long_lines = {
+        let body: Vec<String> = key_body(400, 4).chunks(16).map(|c| c.concat()).collect();
+        (format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----", body.join("\n")), body)
+    };
+    for (key, body) in [ssh(130), ssh(250), ssh(500), pgp, long_lines] {
+        let text = format!("The key:\n{key}\nDone.\n");
         for size in [7, 50, 333, 4_000] {
             let pieces = crate::split::cut(&text, &[size]);
             let events: String = crate::split::unscrubbed("s1", &pieces, 0)
@@ -764,16 +780,45 @@ fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
                 .map(|e| serde_json::to_string(e).unwrap() + "\n")
                 .collect();
             let normalized = run("normalize", &[], crate::split::claude(&pieces, false).as_bytes());
+            let what = format!("{} lines of {} in pieces of {size}", body.len(), body[0].len());
             for (name, out) in [("normalize", normalized.clone()), ("scrub", run("scrub", &[], events.as_bytes()))] {
-                let shown: String =
-                    json_lines(&out).iter().filter_map(|e| e["payload"]["delta"].as_str().map(str::to_owned)).collect();
+                let shown = deltas(&out);
                 assert!(shown.starts_with("The key:\n[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
                 let line = shown_line(&body, &shown);
-                assert!(line.is_none(), "{name}, {lines} lines in pieces of {size}: shows {line:?}");
+                assert!(line.is_none(), "{name}, {what}: shows {line:?}");
             }
-            assert!(run("scrub", &[], &normalized) == normalized, "{lines} lines in pieces of {size}: scrubbed again");
+            assert!(run("scrub", &[], &normalized) == normalized, "{what}: scrubbed again");
         }
     }
+}
+
+/// A key's stream held while another stream's deltas pile up behind it, past the most
+/// events that may wait: the key's held lines are decided early, and its next lines still
+/// go on as the key's (a 6 KB key fits the hold; a 17 KB one does not).
+#[test]
+fn a_key_decided_to_bound_the_waiting_events_goes_on_as_a_key() {
+    use minicode_output::event::{Body, Piece, Reasoning};
+    for lines in [90, 260] {
+        let body = key_body(lines, 11);
+        let text = format!(
+            "The key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n",
+            body.join("\n")
+        );
+        let mut events = crate::split::unscrubbed("s1", &crate::split::cut(&text, &[50]), 0);
+        let thinking = (0..300)
+            .map(|i| event(10_000 + i, Body::Reasoning(Reasoning { delta: "hmm ".into(), piece: Piece::Next })));
+        events.splice(events.len() * 6 / 10..events.len() * 6 / 10, thinking);
+        let input: String = events.iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+        let shown = deltas(&run("scrub", &[], input.as_bytes()));
+        assert!(shown.contains("[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
+        let line = shown_line(&body, &shown);
+        assert!(line.is_none(), "{lines} lines: shows {line:?}");
+    }
+}
+
+/// The deltas of the events `out` holds, joined.
+fn deltas(out: &[u8]) -> String {
+    json_lines(out).iter().filter_map(|e| e["payload"]["delta"].as_str().map(str::to_owned)).collect()
 }
 
 /// A tool's live output delta longer than the bound is cut as its result is: scrubbed

@@ -12,7 +12,7 @@ use crate::event::{Body, Event};
 use crate::io::{each_line, is_blank, read_lines, Line, LineSink, LineWriter, Source, Sources, Unreadable};
 use crate::scrub::json::{canonical_type, classify, event_owner, event_type, LineKind};
 use crate::scrub::rules::RULES;
-use crate::scrub::stream::{Delta, Ends, Holder, Pauses, Seal, StreamKey};
+use crate::scrub::stream::{Delta, Ends, Holder, Pauses, StreamKey};
 use crate::scrub::text::TextScrubber;
 use crate::scrub::Scrubber;
 
@@ -99,7 +99,7 @@ impl Command for Args {
             let mut sink =
                 Jsonl { run, out: &mut out, n: 0, names_files, streams: Holder::new(pauses), ready: Vec::new() };
             each_line(sources, self.line_limit.max_line_bytes, &mut sink)?;
-            sink.streams.decide_all(&mut sink.ready);
+            sink.streams.decide_all(&mut sink.ready, |tail, seal| sink.run.scrubber.seal(tail, seal));
             sink.write_ready()?;
             run = sink.run;
         }
@@ -219,14 +219,10 @@ impl<W: Write> LineSink for Jsonl<'_, '_, W> {
             self.run.jsonl_line(self.n, &line, self.out.line_buf())?;
             self.out.end_line()?;
         } else {
+            // Canonical lines do not say where a block begins: no tail is sealed as ended.
             let scrubber = &mut self.run.scrubber;
             self.streams.push_sealing(Waiting::new(self.n, line.into_owned()), &mut self.ready, |tail, seal| {
-                match seal {
-                    // Canonical lines do not say where a block begins.
-                    Seal::Ended => false,
-                    Seal::Crossed { next } => scrubber.seal_lost(tail, next),
-                    Seal::KeyGoesOn => scrubber.key_goes_on(tail),
-                }
+                scrubber.seal(tail, seal)
             });
             self.write_ready()?;
         }
@@ -234,7 +230,7 @@ impl<W: Write> LineSink for Jsonl<'_, '_, W> {
     }
 
     fn idle(&mut self) -> anyhow::Result<bool> {
-        self.streams.pause(&mut self.ready);
+        self.streams.pause(&mut self.ready, |tail, seal| self.run.scrubber.seal(tail, seal));
         self.write_ready()?;
         self.out.flush()?;
         Ok(true)

@@ -27,7 +27,7 @@
 //! join would hide ([`Seal::Crossed`]).
 
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::control::clean;
 use super::detect::Detector;
@@ -163,8 +163,12 @@ impl Scan {
         // A key longer than the hold is decided half a hold at a time, between its lines:
         // each piece is whole lines, which read after a BEGIN line are the key's.
         let half = ceil_boundary(text, text.len() - MAX_HOLD / 2);
-        let next_line = memchr::memchr(b'\n', &b[half..text.len().min(half + REACH)]);
-        next_line.map(|i| half + i + 1).filter(|&at| at < text.len()).unwrap_or(cap)
+        memchr::memchr(b'\n', &b[half..]).map(|i| half + i + 1).filter(|&at| at < text.len()).unwrap_or(half)
+    }
+
+    /// The scan of the text that goes on with a key whose lines so far were decided.
+    fn in_key() -> Scan {
+        Scan { pem: Some((0, 0)), key_cut: true, ..Scan::default() }
     }
 
     /// Where the run of non-white-space that holds `text[p]` starts, looking back at most
@@ -186,7 +190,12 @@ impl Scan {
         self.walks.shift(n);
         self.open_at_line = self.open_at_line.map(|p| p.saturating_sub(n));
         self.element = self.element.map(|e| e.saturating_sub(n));
-        self.key_cut = self.pem.is_some_and(|(line, _)| self.key_cut || n > line);
+        // A key goes on until what is decided passes its BEGIN line, and then until a piece
+        // of it is decided after its END line was seen.
+        self.key_cut = match self.pem {
+            Some((line, _)) => self.key_cut || n > line,
+            None => self.key_cut && n == 0,
+        };
         if let Some((line, begin)) = &mut self.pem {
             *line = line.saturating_sub(n);
             *begin = begin.saturating_sub(n);
@@ -400,6 +409,28 @@ struct Slot<T> {
     open: Option<(StreamKey, usize, Scan, u64)>,
 }
 
+impl<T: Delta> Slot<T> {
+    /// Decides the held tail: the lines of a key whose BEGIN line went out before are sealed
+    /// as such ([`Seal::KeyGoesOn`]). Returns the stream and its scan, when it was open.
+    fn settle(
+        &mut self,
+        bytes: &mut usize,
+        mut seal: impl FnMut(&mut String, Seal<'_>) -> bool,
+    ) -> Option<(StreamKey, Scan)> {
+        let (key, cut, scan, _) = self.open.take()?;
+        if scan.key_cut {
+            let mut tail = self.item.delta_mut().split_off(cut);
+            seal(&mut tail, Seal::KeyGoesOn);
+            self.item.delta_mut().push_str(&tail);
+            self.item.touched();
+            let weight = self.item.weight();
+            *bytes = *bytes - self.weight + weight;
+            self.weight = weight;
+        }
+        Some((key, scan))
+    }
+}
+
 /// What a seal is asked to do with a held tail, before the stream's next text is joined to
 /// it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -425,6 +456,9 @@ pub struct Holder<T> {
     queue: VecDeque<Slot<T>>,
     /// The position in `queue` of each stream's open slot, counted from `popped`.
     open: HashMap<StreamKey, u64>,
+    /// The streams whose held tail was decided inside an unfinished key to keep the items
+    /// waiting bounded: their next delta goes on with the key's lines.
+    in_key: HashSet<StreamKey>,
     /// How many slots have left the queue.
     popped: u64,
     /// The sum of the waiting slots' weights.
@@ -446,6 +480,7 @@ impl<T: Delta> Holder<T> {
         Holder {
             queue: VecDeque::new(),
             open: HashMap::new(),
+            in_key: HashSet::new(),
             popped: 0,
             bytes: 0,
             pauses,
@@ -480,7 +515,8 @@ impl<T: Delta> Holder<T> {
             None => {
                 let ends = item.ends_blocks();
                 if ends != Ends::Nothing {
-                    self.decide_open(|key, _| ends.include(key));
+                    self.decide_open(|key, _| ends.include(key), &mut seal);
+                    self.in_key.retain(|key| !ends.include(key));
                     self.crossings += 1;
                 }
                 if self.queue.is_empty() {
@@ -492,7 +528,8 @@ impl<T: Delta> Holder<T> {
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
                 let first = item.take_first_piece();
-                let (mut scan, mut seen) = (Scan::default(), 0);
+                let goes_on = self.in_key.remove(&key) && !first;
+                let (mut scan, mut seen) = (if goes_on { Scan::in_key() } else { Scan::default() }, 0);
                 if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];
                     let (_, cut, tail_scan, crossings) = prev.open.take().expect("an open stream's slot is open");
@@ -507,6 +544,9 @@ impl<T: Delta> Holder<T> {
                     delta.truncate(cut);
                     // A sealed tail that changed is looked at again whole (it is short).
                     let sealed = if first {
+                        if tail_scan.key_cut {
+                            seal(joined, Seal::KeyGoesOn);
+                        }
                         seal(joined, Seal::Ended);
                         true
                     } else {
@@ -558,7 +598,7 @@ impl<T: Delta> Holder<T> {
         }
         self.pop_decided(ready);
         while self.queue.len() > MAX_WAITING || (self.bytes > MAX_WAITING_BYTES && self.queue.len() > 1) {
-            self.decide_front();
+            self.decide_front(&mut seal);
             self.pop_decided(ready);
         }
     }
@@ -572,41 +612,55 @@ impl<T: Delta> Holder<T> {
     /// The input pauses: with [`Pauses::Decide`], decides every held tail but that of an
     /// unfinished private key (see [`Holder::decide_all`]); with [`Pauses::Wait`], does
     /// nothing.
-    pub fn pause(&mut self, ready: &mut Vec<T>) {
+    pub fn pause(&mut self, ready: &mut Vec<T>, seal: impl FnMut(&mut String, Seal<'_>) -> bool) {
         if self.pauses == Pauses::Decide {
             // A key's lines after a pause, written without its BEGIN line before them, are
             // base64 that nothing marks as secret: the key waits for its END line (or for
             // `MAX_HOLD`, or the input's end) as it would on an input that never paused.
-            self.decide_open(|_, scan| scan.pem.is_none());
+            self.decide_open(|_, scan| scan.pem.is_none(), seal);
             self.pop_decided(ready);
         }
     }
 
     /// Decides every held tail (the input ends): appends every waiting item to `ready`,
-    /// in order.
-    pub fn decide_all(&mut self, ready: &mut Vec<T>) {
-        self.decide_open(|_, _| true);
+    /// in order. `seal` seals the lines of a key whose BEGIN line went out before
+    /// ([`Seal::KeyGoesOn`]).
+    pub fn decide_all(&mut self, ready: &mut Vec<T>, seal: impl FnMut(&mut String, Seal<'_>) -> bool) {
+        self.decide_open(|_, _| true, seal);
         self.pop_decided(ready);
     }
 
     /// Decides the held tails of the streams `which` picks, given each one's scan. There are
     /// at most as many as items wait ([`MAX_WAITING`]), so looking at each costs a bounded
     /// time per item.
-    fn decide_open(&mut self, mut which: impl FnMut(&StreamKey, &Scan) -> bool) {
-        let (queue, popped) = (&mut self.queue, self.popped);
+    fn decide_open(
+        &mut self,
+        mut which: impl FnMut(&StreamKey, &Scan) -> bool,
+        mut seal: impl FnMut(&mut String, Seal<'_>) -> bool,
+    ) {
+        let (queue, popped, bytes) = (&mut self.queue, self.popped, &mut self.bytes);
         self.open.retain(|key, at| {
-            let open = &mut queue[(*at - popped) as usize].open;
-            let decided = open.as_ref().is_none_or(|(_, _, scan, _)| which(key, scan));
+            let slot = &mut queue[(*at - popped) as usize];
+            let decided = slot.open.as_ref().is_none_or(|(_, _, scan, _)| which(key, scan));
             if decided {
-                *open = None;
+                slot.settle(bytes, &mut seal);
             }
             !decided
         });
     }
 
-    fn decide_front(&mut self) {
-        if let Some((key, ..)) = self.queue.front_mut().and_then(|s| s.open.take()) {
+    /// Decides the front item's held tail, to keep the items waiting bounded; a key it was
+    /// inside goes on in its stream's next delta.
+    fn decide_front(&mut self, seal: impl FnMut(&mut String, Seal<'_>) -> bool) {
+        let Some(slot) = self.queue.front_mut() else { return };
+        if let Some((key, scan)) = slot.settle(&mut self.bytes, seal) {
             self.open.remove(&key);
+            if scan.pem.is_some() {
+                if self.in_key.len() >= MAX_WAITING {
+                    self.in_key.clear();
+                }
+                self.in_key.insert(key);
+            }
         }
     }
 
@@ -733,7 +787,7 @@ mod tests {
         holder.push(Item { delta: Some("key=ghp_abc".to_owned()), weight: 2 * MAX_WAITING_BYTES }, &mut ready);
         assert!(ready.is_empty());
         holder.push(Item { delta: Some("def".to_owned()), weight: 10 }, &mut ready);
-        holder.decide_all(&mut ready);
+        holder.decide_all(&mut ready, |_, _| false);
         let text: String = ready.iter().filter_map(|i| i.delta.clone()).collect();
         assert_eq!(text, "key=ghp_abcdef");
         assert!(
@@ -761,7 +815,7 @@ mod tests {
             };
             holder.push_sealing(event("see ghp_abc", Piece::First), &mut ready, &mut seal);
             holder.push_sealing(event("Next words", piece), &mut ready, &mut seal);
-            holder.decide_all(&mut ready);
+            holder.decide_all(&mut ready, |_, _| false);
             let deltas: Vec<String> = ready.iter_mut().map(|e| e.delta_mut().clone()).collect();
             let text = if sealed { "see [X]Next words" } else { "see ghp_abcNext words" };
             assert_eq!(deltas.concat(), text, "{piece:?}");
@@ -852,7 +906,7 @@ mod tests {
                 break;
             }
         }
-        holder.decide_all(&mut ready);
+        holder.decide_all(&mut ready, |_, _| false);
         let deltas: Vec<String> = ready.into_iter().filter_map(|i| i.delta).collect();
         assert_eq!(deltas.concat(), text);
         assert!(deltas.iter().any(|d| d.starts_with("enterprise.contribsys.com")), "{deltas:?}");
