@@ -43,8 +43,8 @@ pub fn head_tail_before_scrub(s: &mut String, max: usize) -> bool {
 }
 
 /// What a cut to `room` bytes, 70 % head and 30 % tail, takes from the middle of `s`, with
-/// `margin` bytes more kept on each side. The tail gets the room the head leaves, so `s`
-/// longer than `room` and both margins comes out at `room` and the margins.
+/// `margin` bytes more kept on each side. The tail gets the room the head leaves, so what
+/// is kept is `room` bytes and the two margins.
 fn middle(s: &str, room: usize, margin: usize) -> Range<usize> {
     let head = head_end(s, floor_boundary(s, room * 7 / 10 + margin));
     let tail = tail_start(s, ceil_boundary(s, s.len() - (room - head.saturating_sub(margin)) - margin));

@@ -8,12 +8,13 @@
 //! until the stream's next delta, an event that ends the stream's block (an event of its
 //! session, see [`Ends`]), or a pause of the input ([`Holder::pause`], which lets an
 //! unfinished private key wait for its END line) decides it, unless the output must be
-//! reproducible ([`Pauses::Wait`]): where a pause falls depends on read
-//! timing, so then only the stream's next delta, its block's end or the end of the input
-//! decide, and the same input gives the same bytes however it arrives. The held tail is
-//! bounded by [`MAX_HOLD`], and the events waiting behind held tails by count
-//! ([`MAX_WAITING`]) and by bytes ([`MAX_WAITING_BYTES`]). Text only moves from an event
-//! to a later one of the same stream when a tail was held, so a stream with nothing
+//! reproducible ([`Pauses::Wait`]): where a pause falls depends on read timing, so then
+//! only the stream's next delta, its block's end or the end of the input decide, and the
+//! same input gives the same bytes however it arrives. The held tail is bounded by
+//! [`MAX_HOLD`], and the events waiting behind held tails by count ([`MAX_WAITING`]) and by
+//! bytes ([`MAX_WAITING_BYTES`]); a key decided early, by those bounds, has the rest of its
+//! lines redacted as the key's all the same ([`Seal::KeyGoesOn`]). Text only moves from an
+//! event to a later one of the same stream when a tail was held, so a stream with nothing
 //! secret-like in it comes out as it went in; an event whose text all moved on keeps an
 //! empty delta (its id and provenance stay).
 //!
@@ -84,7 +85,8 @@ pub struct Scan {
     /// Where the line before the last starts, when it is an element that may hold a secret
     /// with its value on the next line (`<password>`): held until that line ends.
     element: Option<usize>,
-    /// An unfinished PEM block: where its `-----BEGIN` line starts, and the `-----BEGIN`.
+    /// An unfinished PEM block: where its `-----BEGIN` line starts, and the `-----BEGIN`
+    /// (both 0 when they were decided before: see `key_cut`).
     pem: Option<(usize, usize)>,
     /// The text goes on with that block's lines, its BEGIN line decided before: a key longer
     /// than [`MAX_HOLD`]. What is decided of it is a key's lines with nothing before them to
@@ -456,8 +458,8 @@ pub struct Holder<T> {
     queue: VecDeque<Slot<T>>,
     /// The position in `queue` of each stream's open slot, counted from `popped`.
     open: HashMap<StreamKey, u64>,
-    /// The streams whose held tail was decided inside an unfinished key to keep the items
-    /// waiting bounded: their next delta goes on with the key's lines.
+    /// The streams whose held tail, inside an unfinished key, was decided to keep the
+    /// waiting items bounded: their next delta goes on with the key's lines.
     in_key: HashSet<StreamKey>,
     /// How many slots have left the queue.
     popped: u64,
