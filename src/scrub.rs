@@ -251,12 +251,16 @@ impl Scrubber {
         // short, is then read as the end of a body line.
         const INSIDE_A_LINE: &str = "-----BEGIN PRIVATE KEY-----\nAAAAAAAAAAAAAAAA";
         let clean = control::clean(piece);
+        // The piece may begin with the marker of the key's lines before it, sealed at the
+        // end of their block.
+        let marker = format!("{MARK}private-key]");
+        let (before, rest) = clean.strip_prefix(marker.as_str()).map_or(("", &*clean), |rest| (&*marker, rest));
         for head in [BEGIN, INSIDE_A_LINE] {
-            let text = [head, &clean].concat();
+            let text = [head, rest].concat();
             let found = Detector::global().find(&text);
             if let Some(key) = found.iter().find(|f| f.range.start == 0 && f.range.end > head.len()) {
                 self.count([key]);
-                *piece = marked(&text, [key]);
+                *piece = before.to_owned() + &marked(&text, [key]);
                 return true;
             }
         }

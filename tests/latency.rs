@@ -228,10 +228,7 @@ fn scrub_writes_a_held_delta_when_the_input_pauses() {
 #[test]
 fn a_pause_inside_a_private_key_lets_none_of_it_out() {
     let body = key_body(40, 0x2545_f491_4f6c_dd1d);
-    let text = format!(
-        "Here is the key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n",
-        body.join("\n")
-    );
+    let text = key_message(&body);
     let pieces = crate::split::cut(&text, &[50]);
     let claude = crate::split::claude(&pieces, false);
     let events: String =

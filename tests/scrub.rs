@@ -800,10 +800,7 @@ fn a_key_decided_to_bound_the_waiting_events_goes_on_as_a_key() {
     use minicode_output::event::{Body, Piece, Reasoning};
     for lines in [90, 260] {
         let body = key_body(lines, 11);
-        let text = format!(
-            "The key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n",
-            body.join("\n")
-        );
+        let text = key_message(&body);
         let mut events = crate::split::unscrubbed("s1", &crate::split::cut(&text, &[50]), 0);
         let thinking = (0..300)
             .map(|i| event(10_000 + i, Body::Reasoning(Reasoning { delta: "hmm ".into(), piece: Piece::Next })));
@@ -813,6 +810,36 @@ fn a_key_decided_to_bound_the_waiting_events_goes_on_as_a_key() {
         assert!(shown.contains("[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
         let line = shown_line(&body, &shown);
         assert!(line.is_none(), "{lines} lines: shows {line:?}");
+    }
+}
+
+/// A key that one block of text ends and the next goes on with (a model's message cut
+/// short, the next one going on): the lines after the break are redacted as the key's,
+/// as far as its END line, and the text after it comes out.
+#[test]
+fn a_key_cut_by_the_end_of_its_block_goes_on_in_the_next() {
+    let body = key_body(90, 21);
+    let text = key_message(&body);
+    for (size, at) in [(50, 30), (50, 70), (7, 50)] {
+        let pieces = crate::split::cut(&text, &[size]);
+        let lines: Vec<String> = crate::split::claude(&pieces, false).lines().map(str::to_owned).collect();
+        // The init line, message_start, content_block_start, then the deltas.
+        let split = 3 + pieces.len() * at / 100;
+        let block = |kind: &str, index: u32| {
+            let extra =
+                if kind == "content_block_start" { r#","content_block":{"type":"text","text":""}"# } else { "" };
+            format!(r#"{{"type":"stream_event","event":{{"type":"{kind}","index":{index}{extra}}},"session_id":"c1"}}"#)
+        };
+        let mut input = lines[..split].to_vec();
+        input.extend([block("content_block_stop", 0), block("content_block_start", 1)]);
+        input.extend(lines[split..3 + pieces.len()].iter().map(|l| l.replace(r#""index":0"#, r#""index":1"#)));
+        input.extend(lines[3 + pieces.len()..].iter().map(|l| l.replace(r#""index":0"#, r#""index":1"#)));
+        let out = run("normalize", &[], (input.join("\n") + "\n").as_bytes());
+        let shown = deltas(&out);
+        assert!(shown.contains("[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
+        let line = shown_line(&body, &shown);
+        assert!(line.is_none(), "pieces of {size}, cut at {at} %: shows {line:?}");
+        assert!(run("scrub", &[], &out) == out, "pieces of {size}, cut at {at} %: scrubbed again");
     }
 }
 

@@ -550,6 +550,11 @@ impl<T: Delta> Holder<T> {
                             seal(joined, Seal::KeyGoesOn);
                         }
                         seal(joined, Seal::Ended);
+                        if tail_scan.pem.is_some() {
+                            // A key its block's end cut off may go on in the new block (as a
+                            // model's next message): the new text is read as its lines.
+                            scan = Scan::in_key();
+                        }
                         true
                     } else {
                         crossings != self.crossings && seal(joined, Seal::Crossed { next: &text })

@@ -286,3 +286,8 @@ pub fn key_body(lines: usize, mut seed: u64) -> Vec<String> {
 pub fn shown_line<'a>(lines: &'a [String], shown: &str) -> Option<&'a String> {
     lines.iter().find(|l| l.as_bytes().chunks(16).any(|w| shown.contains(std::str::from_utf8(w).unwrap())))
 }
+
+/// A message showing an RSA key of `body` between two lines of prose.
+pub fn key_message(body: &[String]) -> String {
+    format!("The key:\n-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n", body.join("\n"))
+}
