@@ -48,6 +48,9 @@ pub const REVISION: &str = "minicode-output/scrub-2";
 /// How a redaction marker, `[REDACTED:kind]`, begins.
 pub const MARK: &str = "[REDACTED:";
 
+/// The marker of a private key (a test holds it to [`MARK`] and the key rules' kind).
+pub(crate) const KEY_MARK: &str = "[REDACTED:private-key]";
+
 /// Scrubs events and text, counting what it redacted.
 #[derive(Debug, Default)]
 pub struct Scrubber {
@@ -245,7 +248,7 @@ impl Scrubber {
     /// went out in an earlier piece of its stream (a key longer than a held tail): they are
     /// what the key's rule takes after a BEGIN line, up to its END line when `piece` holds
     /// it. Returns true when it changed `piece` (then without control bytes).
-    pub fn key_goes_on(&mut self, piece: &mut String) -> bool {
+    pub(crate) fn key_goes_on(&mut self, piece: &mut String) -> bool {
         const BEGIN: &str = "-----BEGIN PRIVATE KEY-----\n";
         // A piece decided to bound what waits may begin inside a line: its start, however
         // short, is then read as the end of a body line.
@@ -253,8 +256,7 @@ impl Scrubber {
         let clean = control::clean(piece);
         // The piece may begin with the marker of the key's lines before it, sealed at the
         // end of their block.
-        let marker = format!("{MARK}private-key]");
-        let (before, rest) = clean.strip_prefix(marker.as_str()).map_or(("", &*clean), |rest| (&*marker, rest));
+        let (before, rest) = clean.strip_prefix(KEY_MARK).map_or(("", &*clean), |rest| (KEY_MARK, rest));
         for head in [BEGIN, INSIDE_A_LINE] {
             let text = [head, rest].concat();
             let found = Detector::global().find(&text);
@@ -438,6 +440,14 @@ mod tests {
         assert_eq!(seal(&mut scrubber, tail, next), None);
         assert!(!Scrubber::new().scrub_str(&format!("{tail}{next}")).contains("hcqrGi0qx0"));
         assert_eq!(scrubber.counts().values().sum::<u64>(), 1, "only the sealed key is counted");
+    }
+
+    #[test]
+    fn the_key_marker_is_the_key_rules_marker() {
+        let kinds: Vec<&str> =
+            rules::RULES.iter().filter(|r| r.id.starts_with("private-key-pem")).map(|r| r.kind).collect();
+        assert_eq!(kinds.len(), 2);
+        assert!(kinds.iter().all(|kind| KEY_MARK == format!("{MARK}{kind}]")), "{kinds:?}");
     }
 
     #[test]

@@ -377,12 +377,11 @@ impl Detector {
 
     /// Adds the findings of rule `i` inside `window` of `text` to `found`.
     fn find_in(&self, i: usize, text: &str, window: Range<usize>, found: &mut Found) {
-        let regex = self.regex(i);
+        let (regex, haystack) = (self.regex(i), &text[window.clone()]);
         // Matches are rare: a plain search is much cheaper than setting up captures.
-        if !regex.is_match(&text[window.clone()]) {
+        if !regex.is_match(haystack) {
             return;
         }
-        let haystack = &text[window.clone()];
         if regex.captures_len() == 1 {
             // No group: the match is the secret, less the line breaks and blanks it begins
             // with, and a plain search finds it (setting up captures over a match as long

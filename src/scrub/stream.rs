@@ -518,7 +518,9 @@ impl<T: Delta> Holder<T> {
                 let ends = item.ends_blocks();
                 if ends != Ends::Nothing {
                     self.decide_open(|key, _| ends.include(key), &mut seal);
-                    self.in_key.retain(|key| !ends.include(key));
+                    if !self.in_key.is_empty() {
+                        self.in_key.retain(|key| !ends.include(key));
+                    }
                     self.crossings += 1;
                 }
                 if self.queue.is_empty() {
@@ -530,7 +532,8 @@ impl<T: Delta> Holder<T> {
             Some(key) => {
                 let mut text = std::mem::take(item.delta_mut());
                 let first = item.take_first_piece();
-                let goes_on = self.in_key.remove(&key) && !first;
+                // Most streams never held a key: their deltas hash no key more.
+                let goes_on = !self.in_key.is_empty() && self.in_key.remove(&key) && !first;
                 let (mut scan, mut seen) = (if goes_on { Scan::in_key() } else { Scan::default() }, 0);
                 if let Some(at) = self.open.remove(&key) {
                     let prev = &mut self.queue[(at - self.popped) as usize];

@@ -5,7 +5,7 @@
 //! key runs on past it, its next lines are held in turn and redacted as the key's
 //! ([`Scrubber::key_goes_on`]).
 
-use super::{Scrubber, MARK};
+use super::{Scrubber, KEY_MARK};
 
 /// Scrubs a stream of text lines.
 #[derive(Debug, Default)]
@@ -77,7 +77,7 @@ impl TextScrubber {
             scrubber.key_goes_on(&mut held);
         }
         let out = scrubber.scrub_str(&held);
-        self.key_cut = cut && out.strip_suffix(']').is_some_and(|o| o.ends_with(&format!("{MARK}private-key")));
+        self.key_cut = cut && out.ends_with(KEY_MARK);
         emit(&out)
     }
 }
