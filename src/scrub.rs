@@ -248,7 +248,7 @@ impl Scrubber {
     /// went out in an earlier piece of its stream (a key longer than a held tail): they are
     /// what the key's rule takes after a BEGIN line, up to its END line when `piece` holds
     /// it. Returns true when it changed `piece` (then without control bytes).
-    pub(crate) fn key_goes_on(&mut self, piece: &mut String) -> bool {
+    pub fn key_goes_on(&mut self, piece: &mut String) -> bool {
         const BEGIN: &str = "-----BEGIN PRIVATE KEY-----\n";
         // A piece decided to bound what waits may begin inside a line: its start, however
         // short, is then read as the end of a body line.
