@@ -747,7 +747,7 @@ fn a_key_cut_from_its_begin_line_is_redacted_to_its_end() {
 /// A private key streamed in deltas, longer than a stream's held tail (8 KiB): its BEGIN
 /// line goes out before its END line comes, and the lines between, decided half a hold at a
 /// time, are still redacted as the key's, whatever its last lines (a PGP block ends in a
-/// short line and a checksum) and however long its lines. Through `normalize` (Claude
+/// short line and a checksum) and however long or short its lines. Through `normalize` (Claude
 /// Code's partial messages) and `scrub` (the same pieces as canonical deltas not
 /// scrubbed), in pieces of several sizes; a second scrub of `normalize`'s output changes
 /// nothing.
@@ -771,7 +771,13 @@ fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
         let body: Vec<String> = key_body(400, 4).chunks(16).map(|c| c.concat()).collect();
         (format!("-----BEGIN RSA PRIVATE KEY-----\n{}\n-----END RSA PRIVATE KEY-----", body.join("\n")), body)
     };
-    for (key, body) in [ssh(130), ssh(250), ssh(500), pgp, long_lines] {
+    // `fold -w 32`: lines too short to be a key's one by one.
+    let short_lines = |lines: usize| {
+        let body: Vec<String> =
+            key_body(lines / 2, 5).iter().flat_map(|l| [l[..32].to_owned(), l[32..].to_owned()]).collect();
+        (format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----", body.join("\n")), body)
+    };
+    for (key, body) in [ssh(130), ssh(250), ssh(500), pgp, long_lines, short_lines(20), short_lines(520)] {
         let text = format!("The key:\n{key}\nDone.\n");
         for size in [7, 50, 333, 4_000] {
             let pieces = crate::split::cut(&text, &[size]);

@@ -14,10 +14,12 @@ pub enum Check {
     Jwt,
     /// A Discord bot token: its first segment is the base64 of a numeric user id.
     DiscordId,
-    /// A PEM block whose body holds real base64, not `...`.
+    /// A PEM block whose body holds real base64, not `...`: a run of 40, as a line of a key
+    /// is, or [`short_key_lines`].
     PemBody,
     /// The last lines of a PEM body: a line's run of base64 with capitals, small letters and
-    /// digits, as random bytes encode (a hash in hex, a word or an identifier is none).
+    /// digits, as random bytes encode (a hash in hex, a word or an identifier is none), or
+    /// [`short_key_lines`].
     PemTail,
     /// Random-looking letters (Hugging Face tokens), not a CamelCase identifier.
     RandomLetters,
@@ -41,14 +43,10 @@ impl Check {
             return false;
         }
         match self {
-            Check::PemBody => has_base64_run(secret, 40),
-            Check::PemTail => base64_runs(secret).any(|run| {
-                let b = run.as_bytes();
-                b.len() >= 40
-                    && b.iter().any(u8::is_ascii_uppercase)
-                    && b.iter().any(u8::is_ascii_lowercase)
-                    && b.iter().any(u8::is_ascii_digit)
-            }),
+            Check::PemBody => has_base64_run(secret, 40) || short_key_lines(secret),
+            Check::PemTail => {
+                base64_runs(secret).any(|run| run.len() >= 40 && mixes_case_and_digits(run)) || short_key_lines(secret)
+            }
             // A checksum that holds cannot be typed by chance: whatever the token looks like,
             // it was issued. One that fails proves nothing (a token cut, mistyped or made up
             // is still one to every scanner): the token is then judged by its look.
@@ -303,6 +301,18 @@ fn is_discord_token(token: &str) -> bool {
 
 fn has_base64_run(s: &str, len: usize) -> bool {
     base64_runs(s).any(|run| run.len() >= len)
+}
+
+/// A key's body wrapped in lines shorter than 40 (`fold -w 32`, a narrow pane): runs of 16
+/// or more that each mix capitals, small letters and digits, as random bytes encode, and
+/// add up to 80. A line or two, hashes, words and identifiers are not enough.
+fn short_key_lines(s: &str) -> bool {
+    base64_runs(s).filter(|run| run.len() >= 16 && mixes_case_and_digits(run)).map(str::len).sum::<usize>() >= 80
+}
+
+fn mixes_case_and_digits(run: &str) -> bool {
+    let b = run.as_bytes();
+    b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase) && b.iter().any(u8::is_ascii_digit)
 }
 
 /// The runs of base64 characters (without padding) in `s`.

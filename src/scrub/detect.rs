@@ -627,6 +627,48 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_key_takes_its_headers_but_not_the_prose_after_its_body() {
+        let d = Detector::global();
+        let body = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx";
+        let begins = [
+            "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF\n",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n",
+            "-----BEGIN PRIVATE KEY-----",
+        ];
+        let prose = "\nNote: the key was cut here.\nSee: the docs\n";
+        for begin in begins {
+            let text = format!("{begin}\n{body}\n{body}{prose}");
+            let found = d.find(&text);
+            assert_eq!(found.len(), 1, "{text:?}");
+            assert_eq!(&text[found[0].range.clone()], format!("{begin}\n{body}\n{body}"), "{text:?}");
+            assert_eq!(&text[found[0].range.end..], prose);
+        }
+    }
+
+    #[test]
+    fn a_key_wrapped_in_short_lines_is_found_whole_cut_and_by_its_tail() {
+        let d = Detector::global();
+        let rule = |id: &str| RULES.iter().position(|r| r.id == id).unwrap();
+        let body = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx".repeat(3);
+        let lines: Vec<&str> = (0..body.len() / 32).map(|i| &body[i * 32..i * 32 + 32]).collect();
+        let (begin, end) = ("-----BEGIN PRIVATE KEY-----", "-----END PRIVATE KEY-----");
+        let key = lines.join("\n");
+        for (text, by) in [
+            (format!("{begin}\n{key}\n{end}\n"), "private-key-pem"),
+            (format!("{begin}\n{key}\n"), "private-key-pem"),
+            (format!("{key}\n{end}\n"), "private-key-pem-tail"),
+        ] {
+            let found = d.find(&text);
+            assert_eq!(found.iter().map(|f| f.rule).collect::<Vec<_>>(), [rule(by)], "{text:?}");
+            assert!(text[found[0].range.clone()].contains(&key), "{text:?}");
+        }
+        // Two short lines, or lines of words, are no key.
+        for body in [lines[..2].join("\n"), "Thisisalongwordwithoutbreaks\nAndanotherlongwordlikeit\n".repeat(3)] {
+            assert!(d.find(&format!("{begin}\n{body}\n{end}")).is_empty(), "{body:?}");
+        }
+    }
+
+    #[test]
     fn plain_text_has_no_candidates() {
         assert!(!Detector::global().may_match("Compiling minicode v0.1.0\n    Finished release in 3.2s\n"));
     }

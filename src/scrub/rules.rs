@@ -113,9 +113,15 @@ pub static RULES: &[Rule] = &[
             // a text of many BEGINs without an END is read once, not once per BEGIN.
             // Line numbers, diff signs and quote marks may begin its lines (see `pem_gutter`).
             r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*])*?-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+            // Cut before its END line: the headers right after the BEGIN line (`Proc-Type:`,
+            // PGP's `Version:`), then lines of base64; a line of prose after those is not
+            // the key's, whatever it begins with.
             r"|(?:(?:\s|\\[nr])+",
             pem_gutter!(),
-            r"(?:[A-Za-z0-9+/]{16,}={0,2}|[A-Za-z-]+: (?:[^\r\n\\-]|-[^\r\n\\-])*))*)"
+            r"[A-Za-z-]+: (?:[^\r\n\\-]|-[^\r\n\\-])*)*",
+            r"(?:(?:\s|\\[nr])+",
+            pem_gutter!(),
+            r"[A-Za-z0-9+/]{16,}={0,2})*)"
         ),
         check: Check::PemBody,
         format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
