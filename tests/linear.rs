@@ -160,7 +160,7 @@ fn rule_families() -> Vec<(&'static str, String, String)> {
     for r in RULES {
         match r.anchor {
             Anchor::Literal(l) => literals.extend(l),
-            Anchor::Word(w) => words.extend(w),
+            Anchor::Word(w) | Anchor::Assigned(w) => words.extend(w),
             Anchor::Scan(_) => {}
         }
     }

@@ -14,7 +14,7 @@ use regex::{Captures, Match, Regex};
 
 use super::check;
 use super::lead::Leads;
-use super::rules::{Anchor, Rule, RULES};
+use super::rules::{assigns_after, Anchor, Rule, RULES};
 use super::view::View;
 use crate::bound::{ceil_boundary, floor_boundary};
 
@@ -50,6 +50,8 @@ pub struct Detector {
     literal_rules: Vec<RuleSet>,
     /// The rules anchored by words: their regexes run only on the lines the words are on.
     word_rules: RuleSet,
+    /// Those of them whose words count only before an assignment ([`Anchor::Assigned`]).
+    assigned_rules: RuleSet,
     scans: Vec<(usize, Scan)>,
     regexes: Vec<OnceLock<Regex>>,
     /// Every proper prefix of an anchor literal, for [`Detector::partial_anchor_at_end`].
@@ -130,7 +132,7 @@ impl<'t> LinesAround<'t> {
 fn spellings(anchor: &Anchor) -> impl Iterator<Item = String> + '_ {
     let (words, word): (&[&str], bool) = match anchor {
         Anchor::Literal(w) => (w, false),
-        Anchor::Word(w) => (w, true),
+        Anchor::Word(w) | Anchor::Assigned(w) => (w, true),
         Anchor::Scan(_) => (&[], false),
     };
     words.iter().flat_map(move |w| match word {
@@ -205,7 +207,7 @@ impl Detector {
     fn new(rules: &'static [Rule]) -> Detector {
         assert!(rules.len() <= RuleSet::BITS as usize, "the rule set is a u128");
         let (mut literals, mut literal_rules, mut scans) = (Vec::<String>::new(), Vec::<RuleSet>::new(), Vec::new());
-        let mut word_rules: RuleSet = 0;
+        let (mut word_rules, mut assigned_rules): (RuleSet, RuleSet) = (0, 0);
         let mut add = |literal: String, rule: usize| match literals.iter().position(|l| *l == literal) {
             Some(at) => literal_rules[at] |= 1 << rule,
             None => {
@@ -217,6 +219,10 @@ impl Detector {
             match rule.anchor {
                 Anchor::Scan(f) => scans.push((i, f)),
                 Anchor::Word(_) => word_rules |= 1 << i,
+                Anchor::Assigned(_) => {
+                    word_rules |= 1 << i;
+                    assigned_rules |= 1 << i;
+                }
                 Anchor::Literal(_) => {}
             }
             spellings(&rule.anchor).for_each(|w| add(w, i));
@@ -237,6 +243,7 @@ impl Detector {
             verifier: build(&literals, MatchKind::Standard, Some(AhoCorasickKind::DFA)),
             literal_rules,
             word_rules,
+            assigned_rules,
             scans,
             regexes: rules.iter().map(|_| OnceLock::new()).collect(),
             prefixes: Prefixes::of(&literals),
@@ -354,7 +361,12 @@ impl Detector {
             }
             // A generic rule's match holds its word and stays on one line: search only the
             // lines around the words, not the whole (possibly large) text.
-            let at = hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p);
+            let assigned = self.assigned_rules & (1 << i) != 0;
+            let at = hits
+                .at
+                .iter()
+                .filter(|&&(p, rules)| rules & (1 << i) != 0 && (!assigned || assigns_after(text, p)))
+                .map(|(p, _)| *p);
             let mut window: Option<Range<usize>> = None;
             let mut lines = LinesAround::new(text);
             for p in at {
@@ -479,10 +491,10 @@ mod tests {
         let d = Detector::global();
         for (i, rule) in RULES.iter().enumerate() {
             let _ = d.regex(i);
-            if let Anchor::Literal(w) | Anchor::Word(w) = rule.anchor {
+            if let Anchor::Literal(w) | Anchor::Word(w) | Anchor::Assigned(w) = rule.anchor {
                 assert!(!w.is_empty(), "{}", rule.id);
             }
-            if let Anchor::Word(w) = rule.anchor {
+            if let Anchor::Word(w) | Anchor::Assigned(w) = rule.anchor {
                 assert!(
                     w.iter().all(|w| !w.is_empty() && *w == w.to_ascii_lowercase()),
                     "{}: give words in lowercase",
@@ -520,7 +532,7 @@ mod tests {
             // Anchor literals and their fragments (so that they overlap and nest), among other text.
             let mut words: Vec<String> = Vec::new();
             for rule in RULES {
-                if let Anchor::Literal(w) | Anchor::Word(w) = rule.anchor {
+                if let Anchor::Literal(w) | Anchor::Word(w) | Anchor::Assigned(w) = rule.anchor {
                     for w in w {
                         words.extend([w.to_string(), w.to_ascii_uppercase(), w[..w.len() / 2].to_owned(), w[w.len() / 2..].to_owned()]);
                     }
@@ -665,6 +677,38 @@ mod tests {
         // Two short lines, or lines of words, are no key.
         for body in [lines[..2].join("\n"), "Thisisalongwordwithoutbreaks\nAndanotherlongwordlikeit\n".repeat(3)] {
             assert!(d.find(&format!("{begin}\n{body}\n{end}")).is_empty(), "{body:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The gate of [`Anchor::Assigned`] only saves searches: the rules find what they
+        /// find when their words are plain [`Anchor::Word`]s.
+        #[test]
+        fn assigned_words_find_what_plain_words_find(pieces in proptest::collection::vec((0usize..10_000, 0usize..10_000), 1..12)) {
+            static AS_WORDS: OnceLock<Detector> = OnceLock::new();
+            let plain = AS_WORDS.get_or_init(|| {
+                let rules: Vec<Rule> = RULES
+                    .iter()
+                    .map(|r| match r.anchor {
+                        Anchor::Assigned(w) => Rule { anchor: Anchor::Word(w), ..*r },
+                        _ => *r,
+                    })
+                    .collect();
+                Detector::new(Vec::leak(rules))
+            });
+            let words = ["token", "TOKEN", "Token", "pass", "PASS", "Password", "pwd", "secret", "SECRET_KEY", "key", "ApiKey", "auth", "login", "credentials", "fastly", "STRIPE", "Etsy", "db"];
+            let joints = ["", "_", ".", "-", "2", "Value", "\\\"", "\"", "'", "']", " ", "\t", " string ", " &str", " str"];
+            let ops = ["=", ":", ":=", "::=", "=>", "?=", ".=", "+=", ",", ">", " = ", ": ", ", \"", ">\n", "\n", " is ", "(", ""];
+            let values = ["s3cr3tV4lu3Xy9Qw2Lk8", "\"Zq8Wm2Rt6Yp4Ln0Vb7Hc\"", "'Kd9Fs1Ga3Hj5Kl7Zx2Cv'", "`Mn4Bv6Cx8Zl0Kj2Hg9Fd`", "hunter2hunter2", "value", "<x>", " </token>", "\n"];
+            let text: String = pieces
+                .iter()
+                .map(|&(a, b)| format!("{}{}{}{}", words[a % words.len()], joints[b % joints.len()], ops[(a / 31) % ops.len()], values[(b / 17) % values.len()]))
+                .collect::<Vec<_>>()
+                .join(["", " ", "\n", "; "][pieces[0].0 % 4]);
+            let d = Detector::global();
+            proptest::prop_assert_eq!(d.find(&text), plain.find(&text), "{:?}", text);
         }
     }
 

@@ -19,6 +19,12 @@ pub enum Anchor {
     /// Any of these words (given in lowercase) spelt lowercase, UPPERCASE or Capitalized:
     /// `token`, `TOKEN`, `Token`, as names in code and config are written.
     Word(&'static [&'static str]),
+    /// Words as [`Anchor::Word`], for a rule whose matches are a value assigned to a name
+    /// that ends in one of them (`assigned_value!`): a word counts only where its name goes
+    /// on to an assignment ([`assigns_after`]), so that the many words in prose and code
+    /// that assign nothing (`token`, `pass`) need no search. A name in none of the three
+    /// spellings (`ToKeN=…`) is then not found even beside another word on its line.
+    Assigned(&'static [&'static str]),
     /// A hand-written scan, for formats with no literal of three bytes or more (Discord bot
     /// tokens, Twilio `SK…`, Entra `…Q~…`): a short literal would slow the shared scan.
     Scan(fn(&str) -> bool),
@@ -58,6 +64,24 @@ macro_rules! assigned_value {
             r#"|>[ \t]*([^\s"'`<>]+)[ \t]*(?:\r?\n[ \t]*)?</|>[ \t]*\r?\n[ \t]*([^\s"'`<>]+)[ \t]*(?:\r?\n|$))"#
         )
     };
+}
+
+/// True when the name at `at` in `text` goes on to an assignment as `assigned_value!`
+/// begins one: the rest of the name (`token` of `tokenValue`, `auth` of `auth_token`), a
+/// closing quote or bracket, a type, then an operator, a `,` or a `>`. Looser than the
+/// pattern (any quotes, a type without blanks before it): a gate, not a match.
+pub fn assigns_after(text: &str, at: usize) -> bool {
+    let b = text.as_bytes();
+    let mut i = at;
+    let skip = |i: &mut usize, f: fn(&u8) -> bool| *i += b[*i..].iter().take_while(|c| f(c)).count();
+    skip(&mut i, |c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-'));
+    skip(&mut i, |c| matches!(c, b'\\' | b'"' | b'\'' | b']'));
+    skip(&mut i, |c| matches!(c, b' ' | b'\t'));
+    if let Some(ty) = ["string", "String", "str", "&str"].iter().find(|ty| b[i..].starts_with(ty.as_bytes())) {
+        i += ty.len();
+        skip(&mut i, |c| matches!(c, b' ' | b'\t'));
+    }
+    b.get(i).is_some_and(|c| matches!(c, b':' | b'=' | b',' | b'>' | b'?' | b'.' | b'+'))
 }
 
 /// The value of a command-line flag: quoted, or a bare word that is not another flag.
@@ -846,7 +870,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "vendor-assignment",
         kind: "secret",
-        anchor: Anchor::Word(&["token", "key", "secret", "pass", "auth", "login"]),
+        anchor: Anchor::Assigned(&["token", "key", "secret", "pass", "auth", "login"]),
         pattern: concat!(
             r"(?:^|[^A-Za-z])(?i:adafruit|adobe|airtable|algolia|alibaba|artifactory|asana|atlassian|authress|beamer|bitbucket|bittrex",
             r"|clickhouse|clojars|cloudflare|codecov|coinbase|confluent|contentful|datadog|discord|droneci|dropbox|duffel|dynatrace",
@@ -864,7 +888,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "password-assignment",
         kind: "password",
-        anchor: Anchor::Word(&["pass", "pwd"]),
+        anchor: Anchor::Assigned(&["pass", "pwd"]),
         pattern: concat!(
             r"(?:(?i:passw(?:or)?d|passphrase)|(?:^|[^A-Za-z])(?i:pass|pwd)|(?-i:[a-z]P)(?i:ass|wd))",
             assigned_value!()
@@ -876,7 +900,7 @@ pub static RULES: &[Rule] = &[
     Rule {
         id: "secret-assignment",
         kind: "secret",
-        anchor: Anchor::Word(&["secret", "token", "key", "credential"]),
+        anchor: Anchor::Assigned(&["secret", "token", "key", "credential"]),
         pattern: concat!(
             r"(?i:secret(?:[_.-]?(?:access[_.-]?)?key)?|token|(?:api|access|private|signing|encryption|master|auth|client|app|account|service)[_.-]?key|credentials?)",
             assigned_value!()
