@@ -192,6 +192,11 @@ fn rule_families() -> Vec<(&'static str, String, String)> {
         ),
         ("PEM headers with no end", none(), "-----BEGIN PRIVATE KEY-----".to_owned()),
         (
+            "PEM header lines with paths and dashes",
+            none(),
+            "-----BEGIN PRIVATE KEY-----\nComment: C:\\x a--b----\n".to_owned(),
+        ),
+        (
             "base64 lines ending in other END lines",
             none(),
             "QUJDREVGR0hJSktMTU5PUA==\n-----END CERTIFICATE-----\n".to_owned(),

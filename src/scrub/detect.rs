@@ -396,10 +396,11 @@ impl Detector {
         }
         if regex.captures_len() == 1 {
             // No group: the match is the secret, less the line breaks and blanks it begins
-            // with, and a plain search finds it (setting up captures over a match as long
+            // and ends with, and a plain search finds it (setting up captures over a match as long
             // as a key body is most of the work).
             for m in regex.find_iter(haystack) {
-                let range = window.start + m.start() + leading_breaks(m.as_str())..window.start + m.end();
+                let range = window.start + m.start() + breaks(m.as_str(), false)
+                    ..window.start + m.end() - breaks(m.as_str(), true);
                 self.decide(i, text, range, found, || regex.captures_at(haystack, m.start()));
             }
             return;
@@ -459,12 +460,20 @@ fn secret_of<'h>(caps: &Captures<'h>) -> Option<Match<'h>> {
     caps.iter().skip(1).flatten().next().or_else(|| caps.get(0))
 }
 
-/// How many bytes of line breaks (real or JSON-escaped) and blanks `s` begins with.
-fn leading_breaks(s: &str) -> usize {
+/// How many bytes of line breaks (real or JSON-escaped) and blanks `s` begins with, or
+/// ends with (`at_end`).
+fn breaks(s: &str, at_end: bool) -> usize {
+    const BLANKS: [char; 4] = ['\n', '\r', ' ', '\t'];
     let mut rest = s;
     loop {
-        let blank = rest.trim_start_matches(['\n', '\r', ' ', '\t']);
-        let next = blank.strip_prefix("\\n").or_else(|| blank.strip_prefix("\\r")).unwrap_or(blank);
+        let (blank, escaped) = if at_end {
+            let blank = rest.trim_end_matches(BLANKS);
+            (blank, blank.strip_suffix("\\n").or_else(|| blank.strip_suffix("\\r")))
+        } else {
+            let blank = rest.trim_start_matches(BLANKS);
+            (blank, blank.strip_prefix("\\n").or_else(|| blank.strip_prefix("\\r")))
+        };
+        let next = escaped.unwrap_or(blank);
         if next.len() == rest.len() {
             return s.len() - rest.len();
         }
@@ -615,13 +624,14 @@ mod tests {
         let body = ["AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx", "Zz0Yy1Xx2Ww3=="];
         let lines =
             ["-----BEGIN OPENSSH PRIVATE KEY-----", body[0], body[0], body[1], "-----END OPENSSH PRIVATE KEY-----"];
-        let gutters: [&dyn Fn(usize) -> String; 6] = [
+        let gutters: [&dyn Fn(usize) -> String; 7] = [
             &|n| format!("{n:>6}\u{2192}"), // Claude Code's Read tool
             &|n| format!("{n:>6}\t"),       // cat -n
             &|n| format!("{n:05}| "),       // OpenCode's read tool
             &|_| "+".to_owned(),            // a diff that adds the key
             &|_| "-".to_owned(),            // one that removes it
             &|_| "> ".to_owned(),           // a quote
+            &|_| "> > ".to_owned(),         // a quote of a quote
         ];
         for gutter in gutters {
             let text: String = lines.iter().enumerate().map(|(i, l)| format!("{}{l}\n", gutter(i + 1))).collect();
@@ -639,21 +649,30 @@ mod tests {
     }
 
     #[test]
-    fn a_cut_key_takes_its_headers_but_not_the_prose_after_its_body() {
+    fn a_cut_key_takes_its_headers_and_whole_lines_of_base64_but_not_the_prose_after_them() {
         let d = Detector::global();
         let body = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx";
         let begins = [
             "-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0123456789ABCDEF\n",
             "-----BEGIN PGP PRIVATE KEY BLOCK-----\nVersion: GnuPG v2\n",
+            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nComment: C:\\Users\\me\\key.asc, see https://example.com/a--b-\n",
             "-----BEGIN PRIVATE KEY-----",
         ];
-        let prose = "\nNote: the key was cut here.\nSee: the docs\n";
-        for begin in begins {
+        // Prose, and lines that begin with 16 characters or more of base64 without being
+        // base64 through.
+        let proses = [
+            "\nNote: the key was cut here.\nSee: the docs\n",
+            "\nAcknowledgements follow below.\n",
+            "\n/usr/local/bin/openssl-wrapper failed\n",
+            "\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  key.pem\n",
+            "\n\nConfigurationManager2 loads it\n",
+        ];
+        for (begin, prose) in begins.iter().flat_map(|b| proses.iter().map(move |p| (b, p))) {
             let text = format!("{begin}\n{body}\n{body}{prose}");
             let found = d.find(&text);
             assert_eq!(found.len(), 1, "{text:?}");
             assert_eq!(&text[found[0].range.clone()], format!("{begin}\n{body}\n{body}"), "{text:?}");
-            assert_eq!(&text[found[0].range.end..], prose);
+            assert_eq!(&text[found[0].range.end..], *prose);
         }
     }
 

@@ -40,7 +40,8 @@ pub struct Rule {
     /// Literals that gate the regex.
     pub anchor: Anchor,
     /// The regex (Rust `regex` syntax); group 1 (or the first group that matched) is the secret,
-    /// or, in a pattern without groups, the match less the line breaks and blanks it begins with.
+    /// or, in a pattern without groups, the match less the line breaks and blanks it begins
+    /// and ends with.
     pub pattern: &'static str,
     /// The second look that rejects placeholders and look-alikes.
     pub check: Check,
@@ -111,7 +112,7 @@ macro_rules! token_end {
 /// quote or comment mark.
 macro_rules! pem_gutter {
     () => {
-        r"(?:[0-9]+(?:→|\t|\|)[ \t]*|[-+>#|*][ \t]*)?"
+        r"(?:[0-9]+(?:→|\t|\|)[ \t]*|(?:[-+>#|*][ \t]*){1,4})?"
     };
 }
 
@@ -138,14 +139,16 @@ pub static RULES: &[Rule] = &[
             // Line numbers, diff signs and quote marks may begin its lines (see `pem_gutter`).
             r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*])*?-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
             // Cut before its END line: the headers right after the BEGIN line (`Proc-Type:`,
-            // PGP's `Version:`), then lines of base64; a line of prose after those is not
+            // PGP's `Version:`; a value may hold a path or `--`, not the five dashes of a
+            // next BEGIN), then whole lines of base64, each with its line break (left out
+            // of the redaction, see `Rule::pattern`). A line of prose after those is not
             // the key's, whatever it begins with.
             r"|(?:(?:\s|\\[nr])+",
             pem_gutter!(),
-            r"[A-Za-z-]+: (?:[^\r\n\\-]|-[^\r\n\\-])*)*",
-            r"(?:(?:\s|\\[nr])+",
+            r"[A-Za-z-]+: (?:[^\r\n\\-]|-{1,4}[^\r\n\\-]|\\[^nr])*-{0,4})*",
+            r"(?:(?:\s|\\[nr])*",
             pem_gutter!(),
-            r"[A-Za-z0-9+/]{16,}={0,2})*)"
+            r"[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\r?\n|\\r\\n|\\n|\z))*)"
         ),
         check: Check::PemBody,
         format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
