@@ -1,9 +1,10 @@
 //! Plain text, scrubbed line by line as it streams, except that the lines of a PEM private
 //! key are held together until its END line, so a key spread over many lines is redacted
-//! whole. The hold is bounded: past [`TextScrubber::HOLD_LINES`] lines or
-//! [`TextScrubber::HOLD_BYTES`] bytes the held block is scrubbed as it stands, and when the
-//! key runs on past it, its next lines are held in turn and redacted as the key's
-//! ([`Scrubber::key_goes_on`]).
+//! whole; so are lines of base64 with no BEGIN line before them, which an END line may show
+//! to be the last lines of a key cut from its start (`tail -n 20 key.pem`). The hold is
+//! bounded: past [`TextScrubber::HOLD_LINES`] lines or [`TextScrubber::HOLD_BYTES`] bytes
+//! the held block is scrubbed as it stands, and when the key runs on past it, its next lines
+//! are held in turn and redacted as the key's ([`Scrubber::key_goes_on`]).
 
 use super::{Scrubber, KEY_MARK};
 
@@ -12,6 +13,8 @@ use super::{Scrubber, KEY_MARK};
 pub struct TextScrubber {
     held: String,
     held_lines: usize,
+    /// The held lines are lines of base64 with no BEGIN line before them.
+    tail: bool,
     /// The lines to come go on with a key whose BEGIN line went out with the last block.
     key_cut: bool,
 }
@@ -35,56 +38,82 @@ impl TextScrubber {
         line: &str,
         emit: impl FnOnce(&str) -> Result<(), E>,
     ) -> Result<(), E> {
+        let ended = line.contains("-----END");
+        if self.tail && !ended && !is_body_line(line) {
+            // Not a key's tail after all: the held lines go, and this one is taken afresh.
+            let held = self.scrubbed(scrubber, false);
+            return match self.hold_or_scrub(scrubber, line) {
+                Some(out) => emit(&(held + "\n" + &out)),
+                None => emit(&held),
+            };
+        }
         if self.held_lines == 0 && !self.key_cut {
-            if opens_key(line) {
-                self.held.push_str(line);
-                self.held_lines = 1;
-                return Ok(());
-            }
-            return emit(&scrubber.scrub_str(line));
+            return match self.hold_or_scrub(scrubber, line) {
+                Some(out) => emit(&out),
+                None => Ok(()),
+            };
         }
         if self.held_lines > 0 {
             self.held.push('\n');
         }
         self.held.push_str(line);
         self.held_lines += 1;
-        let ended = line.contains("-----END");
         if ended || self.held_lines >= Self::HOLD_LINES || self.held.len() >= Self::HOLD_BYTES {
-            return self.flush(scrubber, !ended, emit);
+            let out = self.scrubbed(scrubber, !ended);
+            return emit(&out);
         }
         Ok(())
     }
 
-    /// Scrubs and emits whatever is held (call at end of input).
-    pub fn finish<E>(&mut self, scrubber: &mut Scrubber, emit: impl FnOnce(&str) -> Result<(), E>) -> Result<(), E> {
-        self.flush(scrubber, false, emit)
+    /// With nothing held: holds `line` when it opens a key or may be a line of one, else
+    /// gives it scrubbed.
+    fn hold_or_scrub(&mut self, scrubber: &mut Scrubber, line: &str) -> Option<String> {
+        let opens = opens_key(line);
+        if !opens && !is_body_line(line) {
+            return Some(scrubber.scrub_str(line).into_owned());
+        }
+        self.held.push_str(line);
+        self.held_lines = 1;
+        self.tail = !opens;
+        None
     }
 
-    /// Scrubs and emits the held block; when `cut` (the hold is full), a key that runs to
-    /// its end goes on in the lines to come.
-    fn flush<E>(
-        &mut self,
-        scrubber: &mut Scrubber,
-        cut: bool,
-        emit: impl FnOnce(&str) -> Result<(), E>,
-    ) -> Result<(), E> {
+    /// Scrubs and emits whatever is held (call at end of input).
+    pub fn finish<E>(&mut self, scrubber: &mut Scrubber, emit: impl FnOnce(&str) -> Result<(), E>) -> Result<(), E> {
         if self.held_lines == 0 {
             return Ok(());
         }
+        let out = self.scrubbed(scrubber, false);
+        emit(&out)
+    }
+
+    /// The held block, scrubbed, holding nothing after; when `cut` (the hold is full), a key
+    /// that runs to its end goes on in the lines to come.
+    fn scrubbed(&mut self, scrubber: &mut Scrubber, cut: bool) -> String {
         let mut held = std::mem::take(&mut self.held);
         self.held_lines = 0;
         if self.key_cut {
             scrubber.key_goes_on(&mut held);
         }
-        let out = scrubber.scrub_str(&held);
-        self.key_cut = cut && out.ends_with(KEY_MARK);
-        emit(&out)
+        let out = scrubber.scrub_str(&held).into_owned();
+        self.key_cut = cut && !self.tail && out.ends_with(KEY_MARK);
+        self.tail = false;
+        out
     }
 }
 
 /// True when `line` begins a PEM private key that does not also end on it.
 fn opens_key(line: &str) -> bool {
     line.find("-----BEGIN").is_some_and(|at| line[at..].contains("PRIVATE KEY") && !line[at..].contains("-----END"))
+}
+
+/// True when `line` may be a line of a key's body: 16 or more base64 characters to its end,
+/// after a gutter without letters (a line number, a diff sign, quote marks).
+fn is_body_line(line: &str) -> bool {
+    let line = line.trim_end();
+    let run = line.bytes().rev().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')).count();
+    let gutter = &line[..line.len() - run];
+    run >= 16 && gutter.len() <= 12 && !gutter.bytes().any(|c| c.is_ascii_alphabetic())
 }
 
 #[cfg(test)]
@@ -127,6 +156,23 @@ mod tests {
         let out = scrub_lines(&lines);
         assert_eq!(out[0].lines().count(), TextScrubber::HOLD_LINES);
         assert!(out[1..].iter().all(|l| l == "some words"), "{} lines out", out.len());
+    }
+
+    #[test]
+    fn the_last_lines_of_a_key_without_its_begin_line_are_redacted_to_its_end() {
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+        let gutters = ["", "    12\u{2192}", "+", "> > "];
+        for gutter in gutters {
+            let line = format!("{gutter}{body}");
+            let out = scrub_lines(&["before", &line, &line, "-----END PRIVATE KEY-----", "after"]);
+            assert_eq!(out.len(), 3, "{gutter:?}: {out:?}");
+            assert!(out[0] == "before" && out[1].ends_with("[REDACTED:private-key]") && out[2] == "after", "{out:?}");
+        }
+        // Lines of base64 that no END line follows, a hash among them, go as they were.
+        let hash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        let lines = ["x", body, hash, "some words", hash, "-----BEGIN PRIVATE KEY-----", body];
+        let out = scrub_lines(&lines);
+        assert_eq!(out.join("\n"), [&lines[..5].join("\n"), "[REDACTED:private-key]"].join("\n"));
     }
 
     #[test]
