@@ -15,11 +15,12 @@ pub enum Check {
     /// A Discord bot token: its first segment is the base64 of a numeric user id.
     DiscordId,
     /// A PEM block whose body holds real base64, not `...`: a run of 40, as a line of a key
-    /// is, or [`short_key_lines`].
+    /// is, or a key wrapped in shorter lines (runs of 16 or more that each mix capitals,
+    /// small letters and digits, adding up to 80).
     PemBody,
     /// The last lines of a PEM body: a line's run of base64 with capitals, small letters and
     /// digits, as random bytes encode (a hash in hex, a word or an identifier is none), or
-    /// [`short_key_lines`].
+    /// such runs in shorter lines, as for [`Check::PemBody`].
     PemTail,
     /// Random-looking letters (Hugging Face tokens), not a CamelCase identifier.
     RandomLetters,
