@@ -42,16 +42,16 @@ impl TextScrubber {
         if self.tail && !ended && !is_body_line(line) {
             // Not a key's tail after all: the held lines go, and this one is taken afresh.
             let held = self.scrubbed(scrubber, false);
-            return match self.hold_or_scrub(scrubber, line) {
-                Some(out) => emit(&(held + "\n" + &out)),
-                None => emit(&held),
-            };
+            if self.holds(line) {
+                return emit(&held);
+            }
+            return emit(&(held + "\n" + &scrubber.scrub_str(line)));
         }
         if self.held_lines == 0 && !self.key_cut {
-            return match self.hold_or_scrub(scrubber, line) {
-                Some(out) => emit(&out),
-                None => Ok(()),
-            };
+            if self.holds(line) {
+                return Ok(());
+            }
+            return emit(&scrubber.scrub_str(line));
         }
         if self.held_lines > 0 {
             self.held.push('\n');
@@ -65,17 +65,15 @@ impl TextScrubber {
         Ok(())
     }
 
-    /// With nothing held: holds `line` when it opens a key or may be a line of one, else
-    /// gives it scrubbed.
-    fn hold_or_scrub(&mut self, scrubber: &mut Scrubber, line: &str) -> Option<String> {
+    /// With nothing held: holds `line` when it opens a key or may be a line of one.
+    fn holds(&mut self, line: &str) -> bool {
         let opens = opens_key(line);
-        if !opens && !is_body_line(line) {
-            return Some(scrubber.scrub_str(line).into_owned());
+        if opens || is_body_line(line) {
+            self.held.push_str(line);
+            self.held_lines = 1;
+            self.tail = !opens;
         }
-        self.held.push_str(line);
-        self.held_lines = 1;
-        self.tail = !opens;
-        None
+        self.held_lines > 0
     }
 
     /// Scrubs and emits whatever is held (call at end of input).
