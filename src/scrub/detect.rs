@@ -72,8 +72,8 @@ type RuleSet = u128;
 struct Hits {
     /// The rules with an anchor in the text.
     set: RuleSet,
-    /// The offset of each word anchor, with the word-anchored rules it stands for, in
-    /// increasing order.
+    /// The offset of each word anchor, with the word-anchored rules it stands for (the
+    /// [`Anchor::Assigned`] ones only where an assignment follows), in increasing order.
     at: Vec<(usize, RuleSet)>,
 }
 
@@ -268,8 +268,13 @@ impl Detector {
             for o in self.verifier.find_overlapping_iter(Input::new(text).span(window)) {
                 let rules = self.literal_rules[o.pattern().as_usize()];
                 hits.set |= rules;
-                if rules & self.word_rules != 0 {
-                    hits.at.push((o.start(), rules & self.word_rules));
+                let mut words = rules & self.word_rules;
+                // Looked at once for the word, not once for each rule it anchors.
+                if words & self.assigned_rules != 0 && !assigns_after(text, o.start()) {
+                    words &= !self.assigned_rules;
+                }
+                if words != 0 {
+                    hits.at.push((o.start(), words));
                 }
             }
         };
@@ -361,12 +366,7 @@ impl Detector {
             }
             // A generic rule's match holds its word and stays on one line: search only the
             // lines around the words, not the whole (possibly large) text.
-            let assigned = self.assigned_rules & (1 << i) != 0;
-            let at = hits
-                .at
-                .iter()
-                .filter(|&&(p, rules)| rules & (1 << i) != 0 && (!assigned || assigns_after(text, p)))
-                .map(|(p, _)| *p);
+            let at = hits.at.iter().filter(|(_, rules)| rules & (1 << i) != 0).map(|(p, _)| *p);
             let mut window: Option<Range<usize>> = None;
             let mut lines = LinesAround::new(text);
             for p in at {

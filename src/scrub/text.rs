@@ -38,8 +38,7 @@ impl TextScrubber {
         line: &str,
         emit: impl FnOnce(&str) -> Result<(), E>,
     ) -> Result<(), E> {
-        let ended = line.contains("-----END");
-        if self.tail && !ended && !is_body_line(line) {
+        if self.tail && !is_body_line(line) && !line.contains("-----END") {
             // Not a key's tail after all: the held lines go, and this one is taken afresh.
             let held = self.scrubbed(scrubber, false);
             if self.holds(line) {
@@ -58,6 +57,7 @@ impl TextScrubber {
         }
         self.held.push_str(line);
         self.held_lines += 1;
+        let ended = line.contains("-----END");
         if ended || self.held_lines >= Self::HOLD_LINES || self.held.len() >= Self::HOLD_BYTES {
             let out = self.scrubbed(scrubber, !ended);
             return emit(&out);
