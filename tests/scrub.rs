@@ -780,14 +780,9 @@ fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
     for (key, body) in [ssh(130), ssh(250), ssh(500), pgp, long_lines, short_lines(20), short_lines(520)] {
         let text = format!("The key:\n{key}\nDone.\n");
         for size in [7, 50, 333, 4_000] {
-            let pieces = crate::split::cut(&text, &[size]);
-            let events: String = crate::split::unscrubbed("s1", &pieces, 0)
-                .iter()
-                .map(|e| serde_json::to_string(e).unwrap() + "\n")
-                .collect();
-            let normalized = run("normalize", &[], crate::split::claude(&pieces, false).as_bytes());
+            let (normalized, scrubbed) = streamed(&text, size);
             let what = format!("{} lines of {} in pieces of {size}", body.len(), body[0].len());
-            for (name, out) in [("normalize", normalized.clone()), ("scrub", run("scrub", &[], events.as_bytes()))] {
+            for (name, out) in [("normalize", normalized.clone()), ("scrub", scrubbed)] {
                 let shown = deltas(&out);
                 assert!(shown.starts_with("The key:\n[REDACTED:private-key]") && shown.ends_with("Done.\n"), "{shown}");
                 let line = shown_line(&body, &shown);
@@ -796,6 +791,46 @@ fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
             assert!(run("scrub", &[], &normalized) == normalized, "{what}: scrubbed again");
         }
     }
+}
+
+/// The last lines of a key without its BEGIN line (a model quoting `tail -n 6 key.pem`),
+/// streamed in deltas: its lines of base64 wait for the line after them, which, an END
+/// line, shows them to be a key's, whatever the length of the body's last line. Through
+/// `normalize` and `scrub`, in pieces of several sizes. Lines of base64 that no END line
+/// follows (hashes) come out as they went in, and a second scrub changes nothing.
+#[test]
+fn a_streamed_key_without_its_begin_line_is_redacted_to_its_end() {
+    let body = key_body(6, 31);
+    for last in ["", "AbCdEf12==", "Xy="] {
+        let mut lines = body.clone();
+        if !last.is_empty() {
+            lines.push(last.to_owned());
+        }
+        let text = format!("The end of the key:\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n", lines.join("\n"));
+        let hashes = format!("Checksums:\n{}\n{}\nAll good.\n", "e3b0c44298fc1c149afbf4c8996fb924".repeat(2), body[0]);
+        for size in [3, 7, 50, 333] {
+            let (normalized, scrubbed) = streamed(&text, size);
+            let what = format!("last line {last:?}, pieces of {size}");
+            for (name, out) in [("normalize", normalized.clone()), ("scrub", scrubbed)] {
+                let shown = deltas(&out);
+                assert_eq!(shown, "The end of the key:\n[REDACTED:private-key]\nDone.\n", "{name}, {what}");
+            }
+            assert!(run("scrub", &[], &normalized) == normalized, "{what}: scrubbed again");
+            let (normalized, _) = streamed(&hashes, size);
+            assert_eq!(deltas(&normalized), hashes, "pieces of {size}");
+            assert!(run("scrub", &[], &normalized) == normalized, "hashes in pieces of {size}: scrubbed again");
+        }
+    }
+}
+
+/// `text` streamed in pieces of `size`: what `normalize` writes of it as Claude Code's
+/// partial messages, and what `scrub` writes of it as canonical deltas not scrubbed.
+fn streamed(text: &str, size: usize) -> (Vec<u8>, Vec<u8>) {
+    let pieces = crate::split::cut(text, &[size]);
+    let events: String =
+        crate::split::unscrubbed("s1", &pieces, 0).iter().map(|e| serde_json::to_string(e).unwrap() + "\n").collect();
+    let normalized = run("normalize", &[], crate::split::claude(&pieces, false).as_bytes());
+    (normalized, run("scrub", &[], events.as_bytes()))
 }
 
 /// A key's stream held while another stream's deltas pile up behind it, past the most

@@ -311,6 +311,48 @@ fn short_key_lines(s: &str) -> bool {
     base64_runs(s).filter(|run| run.len() >= 16 && mixes_case_and_digits(run)).map(str::len).sum::<usize>() >= 80
 }
 
+/// Whole lines, as they come, that may be the last lines of a key whose BEGIN line is not
+/// there (a text cut to its tail): what `private-key-pem-tail` redacts once the END line
+/// follows. Lines of 16 or more base64 characters, then at most one shorter one (the last
+/// of the body), each after a gutter without letters (a line number, a diff sign, quote
+/// marks). Those who pass a text on line by line hold such a run until a line ends it,
+/// so that the END line finds the whole body with it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum KeyTail {
+    /// The lines so far end with none that may be a key's.
+    #[default]
+    None,
+    /// They end with lines of a key's body; more may come.
+    Body,
+    /// They end with those and a short line, the last of a body: only an END line may come.
+    Last,
+}
+
+impl KeyTail {
+    /// The run after one more whole line (without its line break): a line that goes on
+    /// with it, one that starts a new one, or neither. An END line ends it as any other
+    /// line does; the caller, holding the run, gives it to the scrubber with that line.
+    pub(crate) fn line(self, line: &str) -> KeyTail {
+        let line = line.trim_end();
+        let run =
+            line.bytes().rev().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')).count();
+        let gutter = &line[..line.len() - run];
+        if run == 0 || gutter.len() > 12 || gutter.bytes().any(|c| c.is_ascii_alphabetic()) {
+            return KeyTail::None;
+        }
+        match (run >= 16, self) {
+            (true, _) => KeyTail::Body,
+            (false, KeyTail::Body) => KeyTail::Last,
+            (false, _) => KeyTail::None,
+        }
+    }
+
+    /// True when a run of a key's lines is open.
+    pub(crate) fn is_open(self) -> bool {
+        self != KeyTail::None
+    }
+}
+
 fn mixes_case_and_digits(run: &str) -> bool {
     let b = run.as_bytes();
     b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase) && b.iter().any(u8::is_ascii_digit)
@@ -455,6 +497,33 @@ fn is_code_path(v: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_key_tail_is_body_lines_then_at_most_one_short_line() {
+        use super::KeyTail::{self, Body, Last, None};
+        let body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7";
+        let run = |lines: &[&str]| {
+            lines
+                .iter()
+                .scan(KeyTail::None, |t, l| {
+                    *t = t.line(l);
+                    Some(*t)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(run(&[body, body, "AbC=", "-----END PRIVATE KEY-----"]), [Body, Body, Last, None]);
+        // A short line alone, or a second one, is no key's; a body line starts anew.
+        assert_eq!(
+            run(&["AbC=", body, "Done", "Done", body, "Done", body]),
+            [None, Body, Last, None, Body, Last, Body]
+        );
+        // Gutters without letters, up to 12 characters; trailing blanks and CR.
+        assert_eq!(run(&[&format!("    12\u{2192}{body}\r"), &format!("> > {body}  "), "+ AbC="]), [Body, Body, Last]);
+        assert_eq!(
+            run(&[&format!("key: {body}"), &format!("{}{body}", " ".repeat(13)), "", body]),
+            [None, None, None, Body]
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -30,6 +30,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use super::check::KeyTail;
 use super::control::clean;
 use super::detect::Detector;
 use super::lead::Walks;
@@ -56,7 +57,8 @@ pub const MAX_WAITING_BYTES: usize = 4 * 1024 * 1024;
 /// value may follow) and a match that was under way where it began, the line before when
 /// it is an element whose value may be on the next line (`<password>`), a match the next
 /// text could complete from its first bytes on (the context of `docker login -p`, the
-/// lines of a `.netrc` entry), an unfinished PEM block; at most [`MAX_HOLD`] bytes.
+/// lines of a `.netrc` entry), an unfinished PEM block, lines that may be the last of a
+/// key without its BEGIN line (with the line before them); at most [`MAX_HOLD`] bytes.
 pub fn hold_from(text: &str) -> usize {
     Scan::default().hold_from(text, 0)
 }
@@ -92,6 +94,11 @@ pub struct Scan {
     /// than [`MAX_HOLD`]. What is decided of it is a key's lines with nothing before them to
     /// say so ([`Seal::KeyGoesOn`]).
     key_cut: bool,
+    /// Whole lines at the end of what was seen that may be the last lines of a key without
+    /// its BEGIN line ([`KeyTail`]), and where the line before them starts: an END line may
+    /// follow.
+    key_tail: KeyTail,
+    key_tail_at: usize,
 }
 
 impl Scan {
@@ -119,6 +126,18 @@ impl Scan {
         match memchr::memrchr(b'\n', &b[seen..]) {
             Some(i) => {
                 let line = seen + i + 1;
+                let mut start = self.line;
+                for nl in memchr::memchr_iter(b'\n', &b[seen..line]).map(|j| seen + j) {
+                    let next = self.key_tail.line(&text[start..nl]);
+                    if next == KeyTail::Body && self.key_tail != KeyTail::Body {
+                        // With the line before: it may be the context a value on this line
+                        // is a secret by (`<password>`), which must not be decided without it.
+                        let before = start.checked_sub(1).map(|end| memchr::memrchr(b'\n', &b[..end]));
+                        self.key_tail_at = before.flatten().map_or(0, |i| i + 1);
+                    }
+                    self.key_tail = next;
+                    start = nl + 1;
+                }
                 detector.leads().advance(&mut self.walks, &text[..line], seen);
                 self.open_at_line = detector.leads().earliest_open(&self.walks);
                 detector.leads().advance(&mut self.walks, text, line);
@@ -158,6 +177,9 @@ impl Scan {
         if let Some((line, _)) = self.pem {
             from = from.min(line);
         }
+        if self.key_tail.is_open() {
+            from = from.min(self.key_tail_at);
+        }
         let cap = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
         if from >= cap || self.pem.is_none() && !self.key_cut {
             return from.max(cap);
@@ -192,6 +214,7 @@ impl Scan {
         self.walks.shift(n);
         self.open_at_line = self.open_at_line.map(|p| p.saturating_sub(n));
         self.element = self.element.map(|e| e.saturating_sub(n));
+        self.key_tail_at = self.key_tail_at.saturating_sub(n);
         // A key goes on until what is decided passes its BEGIN line, and then until a piece
         // of it is decided after its END line was seen.
         self.key_cut = match self.pem {
@@ -626,8 +649,9 @@ impl<T: Delta> Holder<T> {
         if self.pauses == Pauses::Decide {
             // A key's lines after a pause, written without its BEGIN line before them, are
             // base64 that nothing marks as secret: the key waits for its END line (or for
-            // `MAX_HOLD`, or the input's end) as it would on an input that never paused.
-            self.decide_open(|_, scan| scan.pem.is_none(), seal);
+            // `MAX_HOLD`, or the input's end) as it would on an input that never paused. So
+            // do lines that may be the last of a key cut from its BEGIN line.
+            self.decide_open(|_, scan| scan.pem.is_none() && !scan.key_tail.is_open(), seal);
             self.pop_decided(ready);
         }
     }

@@ -6,6 +6,7 @@
 //! the held block is scrubbed as it stands, and when the key runs on past it, its next lines
 //! are held in turn and redacted as the key's ([`Scrubber::key_goes_on`]).
 
+use super::check::KeyTail;
 use super::{Scrubber, KEY_MARK};
 
 /// Scrubs a stream of text lines.
@@ -13,8 +14,9 @@ use super::{Scrubber, KEY_MARK};
 pub struct TextScrubber {
     held: String,
     held_lines: usize,
-    /// The held lines are lines of base64 with no BEGIN line before them.
-    tail: bool,
+    /// The held lines are lines of base64 with no BEGIN line before them, and what may
+    /// follow them.
+    tail: KeyTail,
     /// The lines to come go on with a key whose BEGIN line went out with the last block.
     key_cut: bool,
 }
@@ -38,13 +40,17 @@ impl TextScrubber {
         line: &str,
         emit: impl FnOnce(&str) -> Result<(), E>,
     ) -> Result<(), E> {
-        if self.tail && !is_body_line(line) && !line.contains("-----END") {
-            // Not a key's tail after all: the held lines go, and this one is taken afresh.
-            let held = self.scrubbed(scrubber, false);
-            if self.holds(line) {
-                return emit(&held);
+        if self.tail.is_open() && !line.contains("-----END") {
+            let next = self.tail.line(line);
+            if next == KeyTail::None || next == KeyTail::Body && self.tail == KeyTail::Last {
+                // Not a key's tail after all: the held lines go, and this one is taken afresh.
+                let held = self.scrubbed(scrubber, false);
+                if self.holds(line) {
+                    return emit(&held);
+                }
+                return emit(&(held + "\n" + &scrubber.scrub_str(line)));
             }
-            return emit(&(held + "\n" + &scrubber.scrub_str(line)));
+            self.tail = next;
         }
         if self.held_lines == 0 && !self.key_cut {
             if self.holds(line) {
@@ -68,10 +74,11 @@ impl TextScrubber {
     /// With nothing held: holds `line` when it opens a key or may be a line of one.
     fn holds(&mut self, line: &str) -> bool {
         let opens = opens_key(line);
-        if opens || is_body_line(line) {
+        let tail = KeyTail::None.line(line);
+        if opens || tail == KeyTail::Body {
             self.held.push_str(line);
             self.held_lines = 1;
-            self.tail = !opens;
+            self.tail = if opens { KeyTail::None } else { tail };
         }
         self.held_lines > 0
     }
@@ -94,8 +101,8 @@ impl TextScrubber {
             scrubber.key_goes_on(&mut held);
         }
         let out = scrubber.scrub_str(&held).into_owned();
-        self.key_cut = cut && !self.tail && out.ends_with(KEY_MARK);
-        self.tail = false;
+        self.key_cut = cut && !self.tail.is_open() && out.ends_with(KEY_MARK);
+        self.tail = KeyTail::None;
         out
     }
 }
@@ -103,15 +110,6 @@ impl TextScrubber {
 /// True when `line` begins a PEM private key that does not also end on it.
 fn opens_key(line: &str) -> bool {
     line.find("-----BEGIN").is_some_and(|at| line[at..].contains("PRIVATE KEY") && !line[at..].contains("-----END"))
-}
-
-/// True when `line` may be a line of a key's body: 16 or more base64 characters to its end,
-/// after a gutter without letters (a line number, a diff sign, quote marks).
-fn is_body_line(line: &str) -> bool {
-    let line = line.trim_end();
-    let run = line.bytes().rev().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')).count();
-    let gutter = &line[..line.len() - run];
-    run >= 16 && gutter.len() <= 12 && !gutter.bytes().any(|c| c.is_ascii_alphabetic())
 }
 
 #[cfg(test)]
@@ -166,6 +164,14 @@ mod tests {
             assert_eq!(out.len(), 3, "{gutter:?}: {out:?}");
             assert!(out[0] == "before" && out[1].ends_with("[REDACTED:private-key]") && out[2] == "after", "{out:?}");
         }
+        // The body's last line, before the END line, may be shorter than a body line is.
+        for last in ["AbCdEf12==", "Xy=", "QIBADANBgkqhkiG9w0BAQ=="] {
+            let out = scrub_lines(&["before", body, body, last, "-----END PRIVATE KEY-----", "after"]);
+            assert_eq!(out, ["before", "[REDACTED:private-key]", "after"], "last line {last:?}");
+        }
+        // A short line is the last of a body: a body line after it starts a new one.
+        let out = scrub_lines(&["x", body, "Done", body, "-----END PRIVATE KEY-----"]);
+        assert_eq!(out.join("\n"), ["x", body, "Done", "[REDACTED:private-key]"].join("\n"));
         // Lines of base64 that no END line follows, a hash among them, go as they were.
         let hash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
         let lines = ["x", body, hash, "some words", hash, "-----BEGIN PRIVATE KEY-----", body];
