@@ -808,6 +808,21 @@ fn a_streamed_key_without_its_begin_line_is_redacted_to_its_end() {
         }
         let text = format!("The end of the key:\n{}\n-----END RSA PRIVATE KEY-----\nDone.\n", lines.join("\n"));
         let hashes = format!("Checksums:\n{}\n{}\nAll good.\n", "e3b0c44298fc1c149afbf4c8996fb924".repeat(2), body[0]);
+        // Lines that end in blanks (CRLF text, a space): a piece may end between the blanks
+        // and the line break.
+        for eol in [" \n", "\r\n"] {
+            for size in [1, 2, 3, 7] {
+                let (normalized, scrubbed) = streamed(&text.replace('\n', eol), size);
+                for (name, out) in [("normalize", normalized), ("scrub", scrubbed)] {
+                    let shown = deltas(&out);
+                    let line = shown_line(&body, &shown);
+                    assert!(
+                        line.is_none() && shown.contains("[REDACTED:private-key]"),
+                        "{name}, {eol:?}, {size}: {shown}"
+                    );
+                }
+            }
+        }
         for size in [3, 7, 50, 333] {
             let (normalized, scrubbed) = streamed(&text, size);
             let what = format!("last line {last:?}, pieces of {size}");
@@ -820,6 +835,14 @@ fn a_streamed_key_without_its_begin_line_is_redacted_to_its_end() {
             assert_eq!(deltas(&normalized), hashes, "pieces of {size}");
             assert!(run("scrub", &[], &normalized) == normalized, "hashes in pieces of {size}: scrubbed again");
         }
+    }
+    // Runs of long and short lines of base64 with no END line: held as one, so that a second
+    // scrub, given the text as the first one cut it, cuts it alike.
+    let hashes = format!("{}\nOK\n{}\nOK\nAll good.\n", "6b86b273ff34fce1".repeat(4), "d4735e3a265e16ee".repeat(4));
+    for size in 1..=16 {
+        let (normalized, _) = streamed(&hashes, size);
+        assert_eq!(deltas(&normalized), hashes, "pieces of {size}");
+        assert!(run("scrub", &[], &normalized) == normalized, "hashes and OKs in pieces of {size}: scrubbed again");
     }
 }
 

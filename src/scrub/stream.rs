@@ -129,11 +129,11 @@ impl Scan {
                 let mut start = self.line;
                 for nl in memchr::memchr_iter(b'\n', &b[seen..line]).map(|j| seen + j) {
                     let next = self.key_tail.line(&text[start..nl]);
-                    if next == KeyTail::Body && self.key_tail != KeyTail::Body {
-                        // With the line before: it may be the context a value on this line
-                        // is a secret by (`<password>`), which must not be decided without it.
-                        let before = start.checked_sub(1).map(|end| memchr::memrchr(b'\n', &b[..end]));
-                        self.key_tail_at = before.flatten().map_or(0, |i| i + 1);
+                    // A run starts only after a line that is none of a key's: one held from
+                    // further back than a scan of the rest would hold would not be decided
+                    // alike by a second scrub.
+                    if next.is_open() && !self.key_tail.is_open() {
+                        self.key_tail_at = line_before(b, start);
                     }
                     self.key_tail = next;
                     start = nl + 1;
@@ -179,6 +179,10 @@ impl Scan {
         }
         if self.key_tail.is_open() {
             from = from.min(self.key_tail_at);
+        } else if matches!(b.last(), Some(b' ' | b'\t' | b'\r')) && self.key_tail.line(&text[self.line..]).is_open() {
+            // The line may be a key's, its line break still to come after blanks (CRLF):
+            // let go at its blanks, it would come to the next scan without its start.
+            from = from.min(line_before(b, self.line));
         }
         let cap = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
         if from >= cap || self.pem.is_none() && !self.key_cut {
@@ -226,6 +230,14 @@ impl Scan {
             *begin = begin.saturating_sub(n);
         }
     }
+}
+
+/// Where the line before the one that starts at `b[start]` starts (0 when there is none):
+/// it may be the context a value on that line is a secret by (`<password>`), which must not
+/// be decided without it.
+fn line_before(b: &[u8], start: usize) -> usize {
+    let before = start.checked_sub(1).map(|end| memchr::memrchr(b'\n', &b[..end]));
+    before.flatten().map_or(0, |i| i + 1)
 }
 
 /// Where the line that ends at the new line `text[nl]` starts, when it ends an element
