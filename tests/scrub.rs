@@ -801,7 +801,8 @@ fn a_streamed_key_longer_than_the_hold_is_redacted_whole() {
 #[test]
 fn a_streamed_key_without_its_begin_line_is_redacted_to_its_end() {
     let body = key_body(6, 31);
-    for last in ["", "AbCdEf12==", "Xy="] {
+    // The last: none, short ones, and an OpenPGP checksum after a short one.
+    for last in ["", "AbCdEf12==", "Xy=", "AbCd\n=XyZ1"] {
         let mut lines = body.clone();
         if !last.is_empty() {
             lines.push(last.to_owned());

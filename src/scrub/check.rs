@@ -314,8 +314,8 @@ fn short_key_lines(s: &str) -> bool {
 /// Whole lines, as they come, that may be the last lines of a key whose BEGIN line is not
 /// there (a text cut to its tail): what `private-key-pem-tail` redacts once the END line
 /// follows. Lines of 16 or more base64 characters, then at most one shorter one (the last
-/// of the body), each after a gutter without letters (a line number, a diff sign, quote
-/// marks). Those who pass a text on line by line hold such a run until a line ends it,
+/// of the body) and an OpenPGP checksum line (`=` and 4 characters), each after a gutter
+/// without letters (a line number, a diff sign, quote marks). Those who pass a text on line by line hold such a run until a line ends it,
 /// so that the END line finds the whole body with it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum KeyTail {
@@ -340,9 +340,11 @@ impl KeyTail {
         if run == 0 || gutter.len() > 12 || gutter.bytes().any(|c| c.is_ascii_alphabetic()) {
             return KeyTail::None;
         }
+        let checksum = run == 5 && line.ends_with(|c: char| c != '=') && line[line.len() - 5..].starts_with('=');
         match (run >= 16, self) {
             (true, _) => KeyTail::Body,
             (false, KeyTail::Body) => KeyTail::Last,
+            (false, KeyTail::Last) if checksum => KeyTail::Last,
             (false, _) => KeyTail::None,
         }
     }
@@ -511,6 +513,9 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(run(&[body, body, "AbC=", "-----END PRIVATE KEY-----"]), [Body, Body, Last, None]);
+        // An OpenPGP checksum after the short line; one checksum is no body line.
+        assert_eq!(run(&[body, "AbC=", "=XyZ1", "-----END"]), [Body, Last, Last, None]);
+        assert_eq!(run(&["=XyZ1", body, "AbC=", "=XyZ=", "==XyZ"]), [None, Body, Last, None, None]);
         // A short line alone, or a second one, is no key's; a body line starts anew.
         assert_eq!(
             run(&["AbC=", body, "Done", "Done", body, "Done", body]),

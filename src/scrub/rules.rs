@@ -158,8 +158,9 @@ pub static RULES: &[Rule] = &[
         // A text cut to its tail (tool output, a raw line cut in the middle) can keep the
         // last lines of a key without its BEGIN line. Whole lines of base64 up to the END
         // line are that key's body: lines of 16 characters or more, and the last one,
-        // short. The search needs the END line, so prose before the body is left alone,
-        // and a whole block is the rule above's.
+        // short, then an OpenPGP armor's checksum line (`=` and 4 characters). The search
+        // needs the END line, so prose before the body is left alone, and a whole block is
+        // the rule above's.
         id: "private-key-pem-tail",
         kind: "private-key",
         anchor: Anchor::Literal(&["-----END"]),
@@ -170,14 +171,17 @@ pub static RULES: &[Rule] = &[
             pem_line_break!(),
             r")*",
             pem_gutter!(),
-            r"[A-Za-z0-9+/=]+",
+            r"[A-Za-z0-9+/=]+(?:",
+            pem_line_break!(),
+            pem_gutter!(),
+            r"=[A-Za-z0-9+/]{4})?",
             pem_line_break!(),
             pem_gutter!(),
             r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
         ),
         check: Check::PemTail,
         format: "the base64 lines of a PEM private key up to its END line, where a cut left out its BEGIN line",
-        source: "RFC 7468",
+        source: "RFC 7468; RFC 4880 §6.2",
     },
     Rule {
         id: "age-secret-key",

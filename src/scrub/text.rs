@@ -165,8 +165,11 @@ mod tests {
             assert!(out[0] == "before" && out[1].ends_with("[REDACTED:private-key]") && out[2] == "after", "{out:?}");
         }
         // The body's last line, before the END line, may be shorter than a body line is.
-        for last in ["AbCdEf12==", "Xy=", "QIBADANBgkqhkiG9w0BAQ=="] {
-            let out = scrub_lines(&["before", body, body, last, "-----END PRIVATE KEY-----", "after"]);
+        for last in ["AbCdEf12==", "Xy=", "QIBADANBgkqhkiG9w0BAQ==", "AbCd\n=XyZ1"] {
+            let mut lines = vec!["before", body, body];
+            lines.extend(last.split('\n'));
+            lines.extend(["-----END PGP PRIVATE KEY BLOCK-----", "after"]);
+            let out = scrub_lines(&lines);
             assert_eq!(out, ["before", "[REDACTED:private-key]", "after"], "last line {last:?}");
         }
         // A short line is the last of a body: a body line after it starts a new one.
