@@ -219,7 +219,7 @@ const BATCH_BYTES: usize = 128 * 1024;
 /// Batches the reading thread may be ahead of the one being written. One is enough to keep
 /// the writing thread busy; more let the reading one go on (finishing events, as the writing
 /// one is behind) while a batch of large tool output takes long to write, rather than wait:
-/// with four, `normalize` takes about 7 % less time on the benchmark stream than with one.
+/// with four, `normalize` takes about 5 % less time on the benchmark stream than with one.
 const QUEUED: usize = 4;
 
 /// The reading thread: lines in, events out, some of them scrubbed and bounded by `finish`

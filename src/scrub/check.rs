@@ -329,9 +329,11 @@ pub(crate) enum KeyTail {
 }
 
 impl KeyTail {
-    /// The run after one more whole line (without its line break): a line that goes on
-    /// with it, one that starts a new one, or neither. An END line ends it as any other
-    /// line does; the caller, holding the run, gives it to the scrubber with that line.
+    /// The run after one more whole line (without its line break). A body line goes on
+    /// with it, also after a short one (the tail may begin there: the rule finds it from
+    /// that line); a short line ends a body, a checksum may follow it; any other line ends
+    /// the run, an END line too: the caller, holding the run, gives it to the scrubber with
+    /// that line.
     pub(crate) fn line(self, line: &str) -> KeyTail {
         let line = line.trim_end();
         let run =
@@ -340,11 +342,11 @@ impl KeyTail {
         if run == 0 || gutter.len() > 12 || gutter.bytes().any(|c| c.is_ascii_alphabetic()) {
             return KeyTail::None;
         }
-        let checksum = run == 5 && line.ends_with(|c: char| c != '=') && line[line.len() - 5..].starts_with('=');
+        let checksum = || run == 5 && line[line.len() - 5..].starts_with('=') && !line.ends_with('=');
         match (run >= 16, self) {
             (true, _) => KeyTail::Body,
             (false, KeyTail::Body) => KeyTail::Last,
-            (false, KeyTail::Last) if checksum => KeyTail::Last,
+            (false, KeyTail::Last) if checksum() => KeyTail::Last,
             (false, _) => KeyTail::None,
         }
     }

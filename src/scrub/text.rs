@@ -42,7 +42,7 @@ impl TextScrubber {
     ) -> Result<(), E> {
         if self.tail.is_open() && !line.contains("-----END") {
             let next = self.tail.line(line);
-            if next == KeyTail::None || next == KeyTail::Body && self.tail == KeyTail::Last {
+            if next == KeyTail::None {
                 // Not a key's tail after all: the held lines go, and this one is taken afresh.
                 let held = self.scrubbed(scrubber, false);
                 if self.holds(line) {
@@ -172,7 +172,7 @@ mod tests {
             let out = scrub_lines(&lines);
             assert_eq!(out, ["before", "[REDACTED:private-key]", "after"], "last line {last:?}");
         }
-        // A short line is the last of a body: a body line after it starts a new one.
+        // A short line is the last of a body: the key's tail may begin at a body line after it.
         let out = scrub_lines(&["x", body, "Done", body, "-----END PRIVATE KEY-----"]);
         assert_eq!(out.join("\n"), ["x", body, "Done", "[REDACTED:private-key]"].join("\n"));
         // Lines of base64 that no END line follows, a hash among them, go as they were.
