@@ -311,12 +311,26 @@ fn short_key_lines(s: &str) -> bool {
     base64_runs(s).filter(|run| run.len() >= 16 && mixes_case_and_digits(run)).map(str::len).sum::<usize>() >= 80
 }
 
+/// True when `s` may begin a line of a PEM block shown by a tool, as the rules' `pem_gutter`
+/// reads it: blanks, then at most 12 characters that are neither ASCII letters nor line
+/// breaks (a line number, a diff's sign, quote or comment marks, a box-drawn rule).
+pub(crate) fn is_pem_gutter(s: &str) -> bool {
+    let s = s.trim_start_matches([' ', '\t']);
+    s.chars().nth(12).is_none() && !s.bytes().any(|c| c.is_ascii_alphabetic() || c == b'\r' || c == b'\n')
+}
+
+/// A character of base64 (padding too).
+pub(crate) fn is_base64(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')
+}
+
 /// Whole lines, as they come, that may be the last lines of a key whose BEGIN line is not
 /// there (a text cut to its tail): what `private-key-pem-tail` redacts once the END line
 /// follows. Lines of 16 or more base64 characters, then at most one shorter one (the last
 /// of the body) and an OpenPGP checksum line (`=` and 4 characters), each after a gutter
-/// without letters (a line number, a diff sign, quote marks). Those who pass a text on line by line hold such a run until a line ends it,
-/// so that the END line finds the whole body with it.
+/// ([`is_pem_gutter`]) and before up to 12 characters that are not base64 (a closing quote, a
+/// box-drawn rule). Those who pass a text on line by line hold such a run until a line ends
+/// it, so that the END line finds the whole body with it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum KeyTail {
     /// The lines so far end with none that may be a key's.
@@ -336,10 +350,20 @@ impl KeyTail {
     /// that line.
     pub(crate) fn line(self, line: &str) -> KeyTail {
         let line = line.trim_end();
-        let run =
-            line.bytes().rev().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')).count();
-        let gutter = &line[..line.len() - run];
-        if run == 0 || gutter.len() > 12 || gutter.bytes().any(|c| c.is_ascii_alphabetic()) {
+        // Up to 12 characters after the base64; a look at 13 says whether there are more.
+        let mut end = line.len();
+        for (n, (i, c)) in line.char_indices().rev().enumerate() {
+            if is_base64(c) {
+                break;
+            }
+            if n == 12 || c == '\r' {
+                return KeyTail::None;
+            }
+            end = i;
+        }
+        let line = &line[..end];
+        let run = line.bytes().rev().take_while(|&c| is_base64(char::from(c))).count();
+        if run == 0 || !is_pem_gutter(&line[..line.len() - run]) {
             return KeyTail::None;
         }
         let checksum = || run == 5 && line[line.len() - 5..].starts_with('=') && !line.ends_with('=');
@@ -523,10 +547,16 @@ mod tests {
             run(&["AbC=", body, "Done", "Done", body, "Done", body]),
             [None, Body, Last, None, Body, Last, Body]
         );
-        // Gutters without letters, up to 12 characters; trailing blanks and CR.
+        // Blanks, then gutters without letters, up to 12 characters; trailing blanks and CR.
         assert_eq!(run(&[&format!("    12\u{2192}{body}\r"), &format!("> > {body}  "), "+ AbC="]), [Body, Body, Last]);
+        let (bat, deep) = (format!("  12 \u{2502} {body}"), format!("{}> [12] {body}", " ".repeat(20)));
+        assert_eq!(run(&[&bat, &deep, &format!("12-{body}"), "// AbC="]), [Body, Body, Body, Last]);
+        // Decoration after the base64, up to 12 characters: a quote, a rule, a continuation.
+        let (quoted, ruled) = (format!("  \"{body}\","), format!("\u{2502} {body} \u{2502}"));
+        assert_eq!(run(&[&quoted, &ruled, &format!("{body} \\"), "AbC=\","]), [Body, Body, Body, Last]);
+        assert_eq!(run(&[&format!("{body}{}", ".".repeat(13)), &format!("{body}\"; x"), body]), [None, None, Body]);
         assert_eq!(
-            run(&[&format!("key: {body}"), &format!("{}{body}", " ".repeat(13)), "", body]),
+            run(&[&format!("key: {body}"), &format!("1234567890123 {body}"), "", body]),
             [None, None, None, Body]
         );
     }

@@ -624,14 +624,24 @@ mod tests {
         let body = ["AbCdEfGhIjKlMnOpQrStUvWxYz0123456789+/AbCdEfGhIjKlMnOpQrStUvWx", "Zz0Yy1Xx2Ww3=="];
         let lines =
             ["-----BEGIN OPENSSH PRIVATE KEY-----", body[0], body[0], body[1], "-----END OPENSSH PRIVATE KEY-----"];
-        let gutters: [&dyn Fn(usize) -> String; 7] = [
-            &|n| format!("{n:>6}\u{2192}"), // Claude Code's Read tool
-            &|n| format!("{n:>6}\t"),       // cat -n
-            &|n| format!("{n:05}| "),       // OpenCode's read tool
-            &|_| "+".to_owned(),            // a diff that adds the key
-            &|_| "-".to_owned(),            // one that removes it
-            &|_| "> ".to_owned(),           // a quote
-            &|_| "> > ".to_owned(),         // a quote of a quote
+        let gutters: [&dyn Fn(usize) -> String; 17] = [
+            &|n| format!("{n:>6}\u{2192}"),   // Claude Code's Read tool
+            &|n| format!("{n:>6}\t"),         // cat -n
+            &|n| format!("{n:05}| "),         // OpenCode's read tool
+            &|_| "+".to_owned(),              // a diff that adds the key
+            &|_| "-".to_owned(),              // one that removes it
+            &|_| "> ".to_owned(),             // a quote
+            &|_| "> > ".to_owned(),           // a quote of a quote
+            &|n| format!("{n}:"),             // grep -n
+            &|n| format!("{n}-"),             // its context lines
+            &|n| format!("{n:>4} \u{2502} "), // bat
+            &|_| "// ".to_owned(),            // comment marks
+            &|_| "; ".to_owned(),
+            &|n| format!("{n}. "), // list items
+            &|n| format!("[{n}] "),
+            &|n| format!("> {n:>6}\u{2192}"), // a quoted read
+            &|n| format!("+{n:>6}\u{2192}"),  // a diff of one
+            &|_| " ".repeat(13),              // deep indentation
         ];
         for gutter in gutters {
             let text: String = lines.iter().enumerate().map(|(i, l)| format!("{}{l}\n", gutter(i + 1))).collect();

@@ -107,19 +107,25 @@ macro_rules! token_end {
     };
 }
 
-/// What may begin each line of a PEM block shown by a tool: a line number (Claude Code's
-/// Read tool writes `     2→`, `cat -n` a tab, OpenCode's read `00002| `), a diff's sign, a
-/// quote or comment mark.
+/// What may begin each line of a PEM block shown by a tool: blanks, then at most 12
+/// characters that are neither ASCII letters nor line breaks. That is a line number (Claude
+/// Code's Read tool writes `     2→`, `cat -n` a tab, OpenCode's read `00002| `, `grep -n`
+/// `12:` and `12-`, `bat` `   2 │ `, a list `2. ` or `[2] `), a diff's sign, quote or comment
+/// marks (`> `, `// `, `; `), or several of them. `check::is_pem_gutter` is the same test,
+/// for those who hold a key's lines until its END line comes.
 macro_rules! pem_gutter {
     () => {
-        r"(?:[0-9]+(?:→|\t|\|)[ \t]*|(?:[-+>#|*][ \t]*){1,4})?"
+        r"[ \t]*[^A-Za-z\r\n]{0,12}"
     };
 }
 
-/// A line break between a PEM block's lines, real or JSON-escaped, with the blanks around it.
+/// A line break between a PEM block's lines, real or JSON-escaped, with what may end a line
+/// of a block shown by a tool before it (up to 12 characters that are neither base64 nor
+/// line breaks: a closing quote, a comma, a box-drawn rule, a shell's `\`) and the blanks
+/// around it. `check::KeyTail` reads line ends the same way.
 macro_rules! pem_line_break {
     () => {
-        r"[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*"
+        r"[^A-Za-z0-9+/=\r\n]{0,12}[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*"
     };
 }
 
@@ -135,20 +141,24 @@ pub static RULES: &[Rule] = &[
             r"-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
             // A `-` is never followed by another inside the body, so that a body ends at the
             // first dashes, END or not: a search from each BEGIN reads only its own body, and
-            // a text of many BEGINs without an END is read once, not once per BEGIN.
-            // Line numbers, diff signs and quote marks may begin its lines (see `pem_gutter`).
-            r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*])*?-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
-            // Cut before its END line: the headers right after the BEGIN line (`Proc-Type:`,
+            // a text of many BEGINs without an END is read once, not once per BEGIN. Besides
+            // base64, headers and blanks, a line may begin and end with a tool's decoration
+            // (`pem_gutter`, `pem_line_break`); prose with other characters ends the body.
+            r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*]",
+            r"|[^A-Za-z0-9+/=\r\n-]{0,12}(?:\r?\n|\\r\\n|\\n)[ \t]*[^A-Za-z\r\n-]{0,12})*?",
+            r"-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
+            // Cut before its END line: the BEGIN line's closing decoration, if any (see
+            // `pem_line_break`), the headers right after the BEGIN line (`Proc-Type:`,
             // PGP's `Version:`; a value may hold a path or `--`, not the five dashes of a
             // next BEGIN), then whole lines of base64, each with its line break (left out
             // of the redaction, see `Rule::pattern`). A line of prose after those is not
             // the key's, whatever it begins with.
-            r"|(?:(?:\s|\\[nr])+",
+            r"|[^A-Za-z0-9+/=\r\n-]{0,12}(?:(?:\s|\\[nr])+",
             pem_gutter!(),
             r"[A-Za-z-]+: (?:[^\r\n\\-]|-{1,4}[^\r\n\\-]|\\[^nr])*-{0,4})*",
             r"(?:(?:\s|\\[nr])*",
             pem_gutter!(),
-            r"[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\r?\n|\\r\\n|\\n|\z))*)"
+            r"[A-Za-z0-9+/]{16,}={0,2}[^A-Za-z0-9+/=\r\n]{0,12}[ \t]*(?:\r?\n|\\r\\n|\\n|\z))*)"
         ),
         check: Check::PemBody,
         format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
