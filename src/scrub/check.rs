@@ -14,14 +14,11 @@ pub enum Check {
     Jwt,
     /// A Discord bot token: its first segment is the base64 of a numeric user id.
     DiscordId,
-    /// A PEM block whose body holds real base64, not `...`: a run of 40, as a line of a key
-    /// is, or a key wrapped in shorter lines (runs of 16 or more that each mix capitals,
-    /// small letters and digits, adding up to 80).
+    /// A PEM block, or the last lines of one, whose body holds random base64, as a key's
+    /// does: a run of 40 with capitals, small letters and digits, as a line of a key is (not
+    /// `...`, a hash in hex, a word or an identifier), or a key wrapped in shorter lines
+    /// (runs of 16 or more that each mix them, adding up to 80).
     PemBody,
-    /// The last lines of a PEM body: a line's run of base64 with capitals, small letters and
-    /// digits, as random bytes encode (a hash in hex, a word or an identifier is none), or
-    /// such runs in shorter lines, as for [`Check::PemBody`].
-    PemTail,
     /// Random-looking letters (Hugging Face tokens), not a CamelCase identifier.
     RandomLetters,
     /// A password in a URL or connection string: not a placeholder word or a variable.
@@ -44,8 +41,7 @@ impl Check {
             return false;
         }
         match self {
-            Check::PemBody => has_base64_run(secret, 40) || short_key_lines(secret),
-            Check::PemTail => {
+            Check::PemBody => {
                 base64_runs(secret).any(|run| run.len() >= 40 && mixes_case_and_digits(run)) || short_key_lines(secret)
             }
             // A checksum that holds cannot be typed by chance: whatever the token looks like,
@@ -300,10 +296,6 @@ fn is_discord_token(token: &str) -> bool {
     (17..=20).contains(&id.len()) && id.iter().all(u8::is_ascii_digit)
 }
 
-fn has_base64_run(s: &str, len: usize) -> bool {
-    base64_runs(s).any(|run| run.len() >= len)
-}
-
 /// A key's body wrapped in lines shorter than 40 (`fold -w 32`, a narrow pane): runs of 16
 /// or more that each mix capitals, small letters and digits, as random bytes encode, and
 /// add up to 80. A line or two, hashes, words and identifiers are not enough.
@@ -319,18 +311,12 @@ pub(crate) fn is_pem_gutter(s: &str) -> bool {
     s.chars().nth(12).is_none() && !s.bytes().any(|c| c.is_ascii_alphabetic() || c == b'\r' || c == b'\n')
 }
 
-/// A character of base64 (padding too).
-pub(crate) fn is_base64(c: char) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '=')
-}
-
 /// Whole lines, as they come, that may be the last lines of a key whose BEGIN line is not
 /// there (a text cut to its tail): what `private-key-pem-tail` redacts once the END line
 /// follows. Lines of 16 or more base64 characters, then at most one shorter one (the last
 /// of the body) and an OpenPGP checksum line (`=` and 4 characters), each after a gutter
-/// ([`is_pem_gutter`]) and before up to 12 characters that are not base64 (a closing quote, a
-/// box-drawn rule). Those who pass a text on line by line hold such a run until a line ends
-/// it, so that the END line finds the whole body with it.
+/// ([`is_pem_gutter`]). Those who pass a text on line by line hold such a run until a line
+/// ends it, so that the END line finds the whole body with it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum KeyTail {
     /// The lines so far end with none that may be a key's.
@@ -350,19 +336,8 @@ impl KeyTail {
     /// that line.
     pub(crate) fn line(self, line: &str) -> KeyTail {
         let line = line.trim_end();
-        // Up to 12 characters after the base64; a look at 13 says whether there are more.
-        let mut end = line.len();
-        for (n, (i, c)) in line.char_indices().rev().enumerate() {
-            if is_base64(c) {
-                break;
-            }
-            if n == 12 || c == '\r' {
-                return KeyTail::None;
-            }
-            end = i;
-        }
-        let line = &line[..end];
-        let run = line.bytes().rev().take_while(|&c| is_base64(char::from(c))).count();
+        let run =
+            line.bytes().rev().take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'=')).count();
         if run == 0 || !is_pem_gutter(&line[..line.len() - run]) {
             return KeyTail::None;
         }
@@ -551,10 +526,6 @@ mod tests {
         assert_eq!(run(&[&format!("    12\u{2192}{body}\r"), &format!("> > {body}  "), "+ AbC="]), [Body, Body, Last]);
         let (bat, deep) = (format!("  12 \u{2502} {body}"), format!("{}> [12] {body}", " ".repeat(20)));
         assert_eq!(run(&[&bat, &deep, &format!("12-{body}"), "// AbC="]), [Body, Body, Body, Last]);
-        // Decoration after the base64, up to 12 characters: a quote, a rule, a continuation.
-        let (quoted, ruled) = (format!("  \"{body}\","), format!("\u{2502} {body} \u{2502}"));
-        assert_eq!(run(&[&quoted, &ruled, &format!("{body} \\"), "AbC=\","]), [Body, Body, Body, Last]);
-        assert_eq!(run(&[&format!("{body}{}", ".".repeat(13)), &format!("{body}\"; x"), body]), [None, None, Body]);
         assert_eq!(
             run(&[&format!("key: {body}"), &format!("1234567890123 {body}"), "", body]),
             [None, None, None, Body]

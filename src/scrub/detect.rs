@@ -616,6 +616,12 @@ mod tests {
         assert!(d.find(&format!("{body}\n-----END CERTIFICATE-----")).is_empty());
         let hashes = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\nThisIsAVeryLongIdentifierNameForSomething\n";
         assert!(d.find(&format!("{hashes}{end}")).is_empty());
+        // Nor are they between a BEGIN and an END line, with or without gutters.
+        for gutter in ["", "1. ", "    \""] {
+            let lines: String = hashes.lines().map(|l| format!("{gutter}{l}\n")).collect();
+            let text = format!("{gutter}-----BEGIN PRIVATE KEY-----\n{lines}{gutter}-----END PRIVATE KEY-----\n");
+            assert!(d.find(&text).is_empty(), "{text}");
+        }
     }
 
     #[test]

@@ -119,13 +119,10 @@ macro_rules! pem_gutter {
     };
 }
 
-/// A line break between a PEM block's lines, real or JSON-escaped, with what may end a line
-/// of a block shown by a tool before it (up to 12 characters that are neither base64 nor
-/// line breaks: a closing quote, a comma, a box-drawn rule, a shell's `\`) and the blanks
-/// around it. `check::KeyTail` reads line ends the same way.
+/// A line break between a PEM block's lines, real or JSON-escaped, with the blanks around it.
 macro_rules! pem_line_break {
     () => {
-        r"[^A-Za-z0-9+/=\r\n]{0,12}[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*"
+        r"[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*"
     };
 }
 
@@ -142,23 +139,22 @@ pub static RULES: &[Rule] = &[
             // A `-` is never followed by another inside the body, so that a body ends at the
             // first dashes, END or not: a search from each BEGIN reads only its own body, and
             // a text of many BEGINs without an END is read once, not once per BEGIN. Besides
-            // base64, headers and blanks, a line may begin and end with a tool's decoration
-            // (`pem_gutter`, `pem_line_break`); prose with other characters ends the body.
+            // base64, headers and blanks, a line may begin with a tool's gutter (see
+            // `pem_gutter`); prose with other characters ends the body.
             r"(?:(?:[A-Za-z0-9+/=\s:,.\\→|>#*]|-[A-Za-z0-9+/=\s:,.\\→|>#*]",
-            r"|[^A-Za-z0-9+/=\r\n-]{0,12}(?:\r?\n|\\r\\n|\\n)[ \t]*[^A-Za-z\r\n-]{0,12})*?",
+            r"|(?:\r?\n|\\r\\n|\\n)[ \t]*[^A-Za-z\r\n-]{1,12})*?",
             r"-?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----",
-            // Cut before its END line: the BEGIN line's closing decoration, if any (see
-            // `pem_line_break`), the headers right after the BEGIN line (`Proc-Type:`,
+            // Cut before its END line: the headers right after the BEGIN line (`Proc-Type:`,
             // PGP's `Version:`; a value may hold a path or `--`, not the five dashes of a
             // next BEGIN), then whole lines of base64, each with its line break (left out
             // of the redaction, see `Rule::pattern`). A line of prose after those is not
             // the key's, whatever it begins with.
-            r"|[^A-Za-z0-9+/=\r\n-]{0,12}(?:(?:\s|\\[nr])+",
+            r"|(?:(?:\s|\\[nr])+",
             pem_gutter!(),
             r"[A-Za-z-]+: (?:[^\r\n\\-]|-{1,4}[^\r\n\\-]|\\[^nr])*-{0,4})*",
             r"(?:(?:\s|\\[nr])*",
             pem_gutter!(),
-            r"[A-Za-z0-9+/]{16,}={0,2}[^A-Za-z0-9+/=\r\n]{0,12}[ \t]*(?:\r?\n|\\r\\n|\\n|\z))*)"
+            r"[A-Za-z0-9+/]{16,}={0,2}[ \t]*(?:\r?\n|\\r\\n|\\n|\z))*)"
         ),
         check: Check::PemBody,
         format: "PEM block `-----BEGIN … PRIVATE KEY-----` to its END line (RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP), or to the end of its base64 when cut",
@@ -189,7 +185,7 @@ pub static RULES: &[Rule] = &[
             pem_gutter!(),
             r"-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----"
         ),
-        check: Check::PemTail,
+        check: Check::PemBody,
         format: "the base64 lines of a PEM private key up to its END line, where a cut left out its BEGIN line",
         source: "RFC 7468; RFC 4880 §6.2",
     },

@@ -30,7 +30,7 @@
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::check::{is_base64, KeyTail};
+use super::check::KeyTail;
 use super::control::clean;
 use super::detect::Detector;
 use super::lead::Walks;
@@ -179,12 +179,9 @@ impl Scan {
         }
         if self.key_tail.is_open() {
             from = from.min(self.key_tail_at);
-        } else if !b.last().is_some_and(|&c| is_base64(char::from(c)))
-            && self.key_tail.line(&text[self.line..]).is_open()
-        {
-            // The line may be a key's, its line break still to come after blanks (CRLF) or
-            // a closing decoration: let go there, it would come to the next scan without its
-            // start.
+        } else if matches!(b.last(), Some(b' ' | b'\t' | b'\r')) && self.key_tail.line(&text[self.line..]).is_open() {
+            // The line may be a key's, its line break still to come after blanks (CRLF):
+            // let go at its blanks, it would come to the next scan without its start.
             from = from.min(line_before(b, self.line));
         }
         let cap = ceil_boundary(text, text.len().saturating_sub(MAX_HOLD));
