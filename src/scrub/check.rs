@@ -500,6 +500,8 @@ fn is_code_path(v: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_key_tail_is_body_lines_then_at_most_one_short_line() {
         use super::KeyTail::{self, Body, Last, None};
@@ -531,8 +533,6 @@ mod tests {
             [None, None, None, Body]
         );
     }
-
-    use super::*;
 
     #[test]
     fn crc32_matches_zlib() {

@@ -972,3 +972,17 @@ pub fn has_q_tilde(s: &str) -> bool {
     let b = s.as_bytes();
     memchr::memchr_iter(b'~', b).any(|i| i >= 2 && b[i - 1] == b'Q' && b[i - 2].is_ascii_digit())
 }
+
+#[cfg(test)]
+mod tests {
+    proptest::proptest! {
+        /// The holders decide which lines may be a key's by `is_pem_gutter`, the rules by
+        /// `pem_gutter`: a line one takes and the other does not is held in vain, or let go
+        /// before its END line comes.
+        #[test]
+        fn the_holders_gutter_is_the_rules_gutter(gutter in "[ \t0-9aZ:>|/.\u{2192}\u{2502}\r\n-]{0,20}") {
+            let rule = regex::Regex::new(concat!("^(?:", pem_gutter!(), ")$")).unwrap();
+            proptest::prop_assert_eq!(super::super::check::is_pem_gutter(&gutter), rule.is_match(&gutter));
+        }
+    }
+}
