@@ -47,13 +47,6 @@ pub const UNCLAIMED: &str = "unknown";
 /// The default bound of one output text field: 256 KiB.
 pub const DEFAULT_FIELD_BOUND: usize = 256 * 1024;
 
-/// Room made in a streamed delta for the words that the stages' holder of held text
-/// ([`crate::scrub::stream::Holder`]) joins to it from the stream's next delta (the rest of
-/// a word it ended in). Made here, where the delta was read: `normalize` writes on another
-/// thread, and a string grown there makes the allocator lock this thread's arena, which
-/// both threads then wait on.
-const JOIN_ROOM: usize = 32;
-
 /// How a provider reported the end of a tool call, before exit codes are weighed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolStatus {
@@ -582,19 +575,17 @@ impl Engine {
 
     /// Assistant or user text, the first piece of a block or the next as `piece` says
     /// ([`Piece::First`] only where the provider says so).
-    pub fn text(&mut self, role: Role, mut delta: String, piece: Piece, parent_id: Option<String>) {
+    pub fn text(&mut self, role: Role, delta: String, piece: Piece, parent_id: Option<String>) {
         if delta.is_empty() {
             return;
         }
-        delta.reserve(JOIN_ROOM);
         let vis = if role == Role::Assistant { Visibility::ALL } else { Visibility::DETAIL };
         self.emit(Body::Text(Text { delta, role, piece }), Meta::new(vis).parent(parent_id));
     }
 
     /// Thinking text; `piece` as for [`Engine::text`].
-    pub fn reasoning(&mut self, mut delta: String, piece: Piece, parent_id: Option<String>) {
+    pub fn reasoning(&mut self, delta: String, piece: Piece, parent_id: Option<String>) {
         if !delta.is_empty() {
-            delta.reserve(JOIN_ROOM);
             self.emit(Body::Reasoning(Reasoning { delta, piece }), Meta::new(Visibility::DETAIL).parent(parent_id));
         }
     }
