@@ -458,7 +458,7 @@ impl<T: Delta> Slot<T> {
         if scan.key_cut {
             let mut tail = self.item.delta_mut().split_off(cut);
             seal(&mut tail, Seal::KeyGoesOn);
-            self.item.delta_mut().push_str(&tail);
+            append_here(self.item.delta_mut(), &tail);
             self.item.touched();
             let weight = self.item.weight();
             *bytes = *bytes - self.weight + weight;
@@ -736,6 +736,22 @@ fn append_here(s: &mut String, more: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `append_here` appends in place while there is room, and otherwise into a string of
+    /// its own making: the old one is left to be freed, never grown where it was allocated.
+    #[test]
+    fn append_here_grows_into_a_new_string() {
+        let mut s = String::with_capacity(8);
+        s.push_str("abc");
+        let at = s.as_ptr();
+        append_here(&mut s, "de");
+        assert_eq!((s.as_str(), s.as_ptr()), ("abcde", at));
+        s.shrink_to_fit();
+        let at = s.as_ptr();
+        append_here(&mut s, "fgh");
+        assert_eq!(s, "abcdefgh");
+        assert_ne!(s.as_ptr(), at, "grown in place");
+    }
 
     #[test]
     fn a_token_being_streamed_is_held() {
